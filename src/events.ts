@@ -1,0 +1,127 @@
+import EventEmitter from "eventemitter3";
+import type { ToolCall, Usage } from "./messages.js";
+import type { FinishReason, ModelResponse } from "./provider.js";
+import type { DecidedBy, RunResult, RunStatus, StepRecord, Verdict } from "./run-result.js";
+
+/** Every event of a run, in the order they happen. Each carries its run's `runId`. */
+export type LoopEvent =
+  | { type: "run-start"; runId: string; resumed: boolean }
+  | { type: "step-start"; runId: string; step: number; tools: string[]; callable: string[] }
+  | { type: "text-delta"; runId: string; step: number; text: string }
+  | { type: "reasoning-delta"; runId: string; step: number; text: string }
+  | {
+      type: "tool-call-delta";
+      runId: string;
+      step: number;
+      index: number;
+      id?: string;
+      name?: string;
+      argsDelta: string;
+    }
+  | {
+      type: "model-response";
+      runId: string;
+      step: number;
+      finishReason: FinishReason;
+      usage: Usage;
+      response: ModelResponse;
+    }
+  | {
+      type: "tool-call";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      rawArgs: string;
+    }
+  | {
+      type: "tool-decision";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      /** The call with its final args, when they parsed. */
+      call?: ToolCall;
+      verdict: Verdict;
+      by: DecidedBy;
+      reason?: string;
+    }
+  | {
+      type: "tool-result";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      output: unknown;
+      isError: boolean;
+      ms: number;
+    }
+  | { type: "step-finish"; runId: string; step: number; record: StepRecord }
+  | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult };
+
+/** The names of the events. */
+export type LoopEventType = LoopEvent["type"];
+
+/** The event of one type. */
+export type LoopEventOf<T extends LoopEventType> = Extract<LoopEvent, { type: T }>;
+
+/** A listener; what it returns is ignored, what it throws (or rejects with) goes to `onListenerError`. */
+export type LoopListener<T extends LoopEventType = LoopEventType> = (
+  event: LoopEventOf<T>,
+) => unknown;
+
+/** Receives listener errors, which never reach the run. */
+export type ListenerErrorHandler = (error: unknown, event: LoopEvent) => void;
+
+/**
+ * Delivers events to `onEvent` and `on()` listeners, shielding the run from whatever a
+ * listener throws, synchronously or not.
+ */
+export class EventBus {
+  readonly #emitter = new EventEmitter();
+  readonly #onEvent: LoopListener | undefined;
+  readonly #onError: ListenerErrorHandler;
+  #count = 0;
+
+  constructor(onEvent: LoopListener | undefined, onError: ListenerErrorHandler) {
+    this.#onEvent = onEvent;
+    this.#onError = onError;
+  }
+
+  /** Adds a listener for one event type; returns the function that removes it. */
+  on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
+    const guarded = (event: LoopEvent) => this.#call(listener as unknown as LoopListener, event);
+    this.#emitter.on(type, guarded);
+    this.#count++;
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.#count--;
+      this.#emitter.off(type, guarded);
+    };
+  }
+
+  /** Hands one event to every listener. */
+  emit(event: LoopEvent): void {
+    if (this.#onEvent) this.#call(this.#onEvent, event);
+    if (this.#count > 0) this.#emitter.emit(event.type, event);
+  }
+
+  #call(listener: LoopListener, event: LoopEvent): void {
+    try {
+      const returned = listener(event);
+      if (returned instanceof Promise) returned.catch((error) => this.#report(error, event));
+    } catch (error) {
+      this.#report(error, event);
+    }
+  }
+
+  #report(error: unknown, event: LoopEvent): void {
+    try {
+      this.#onError(error, event);
+    } catch {
+      // The error handler itself failed; there is nowhere left to report it, and the run goes on.
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/** What a pre-call hook sees of a call: the args as the hooks before it left them. */
+export interface PreToolCallInfo<Deps = unknown> {
+  name: string;
+  args: unknown;
+  toolCallId: string;
+  step: number;
+  provider: string;
+  model: string;
+  deps: Deps;
+}
+
+/**
+ * A hook's verdict. In one verdict `stop` wins over `block`, `block` over `result`; those three
+ * end the chain. `args` and `confirm` pass on to the next hook.
+ */
+export interface PreToolCallVerdict {
+  /** End the run now (status "stopped"). */
+  stop?: boolean;
+  /** Why, for the user. */
+  stopReason?: string;
+  /** Do not run; the model gets an error result (this text, if given). */
+  block?: boolean | string;
+  /** true: ask for approval; false: none needed. A policy DENY still wins. */
+  confirm?: boolean;
+  /** Replace the args (validated again against the tool's schema). */
+  args?: unknown;
+  /** Do not run; the model gets this as a normal result. */
+  result?: unknown;
+}
+
+/** A pre-call hook: runs for every call that reaches the gate, in the order given to the loop. */
+export type PreToolCallHook<Deps = unknown> = (
+  call: PreToolCallInfo<Deps>,
+) => void | PreToolCallVerdict | Promise<void | PreToolCallVerdict>;

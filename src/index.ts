@@ -1,0 +1,64 @@
+export type { RunOptions } from "./agent-loop.js";
+export { AgentLoop } from "./agent-loop.js";
+export {
+  DuplicateToolError,
+  HookError,
+  ProviderError,
+  ResumeError,
+  RetryError,
+  TollgateError,
+  ToolExecutionError,
+  ToolRetriesExceededError,
+  UnknownToolError,
+} from "./errors.js";
+export type {
+  ListenerErrorHandler,
+  LoopEvent,
+  LoopEventOf,
+  LoopEventType,
+  LoopListener,
+} from "./events.js";
+export type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "./hooks.js";
+export type { AgentLoopOptions } from "./loop-options.js";
+export type {
+  AssistantPart,
+  Message,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+  Usage,
+} from "./messages.js";
+export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./policy.js";
+export type {
+  FinishReason,
+  ModelRequest,
+  ModelResponse,
+  ModelSettings,
+  ModelStreamPart,
+  Provider,
+  ProviderCallOptions,
+  ProviderDefinition,
+} from "./provider.js";
+export { defineProvider } from "./provider.js";
+export type {
+  CallRecord,
+  DecidedBy,
+  PendingApproval,
+  RunResult,
+  RunStatus,
+  StepRecord,
+  Verdict,
+} from "./run-result.js";
+export type { RunState } from "./run-state.js";
+export type {
+  InferOutput,
+  JsonSchema,
+  JsonSchemaValidator,
+  SchemaIssue,
+  StandardSchema,
+  ValidationResult,
+} from "./schema.js";
+export { jsonSchema } from "./schema.js";
+export type { NeedsApproval, Tool, ToolContext, ToolDefinition } from "./tool.js";
+export { tool, withMaxRetries } from "./tool.js";
+export { Toolset, toolset } from "./toolset.js";

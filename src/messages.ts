@@ -1,0 +1,76 @@
+/** Token counts of one model response, or summed over a run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Tokens the model spent thinking, when the provider reports them. */
+  reasoningTokens?: number;
+  /** Input tokens served from the provider's prompt cache, when reported. */
+  cachedInputTokens?: number;
+}
+
+/** One piece of an assistant message: text, reasoning, or a request to call a tool. */
+export type AssistantPart =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string; signature?: string }
+  | { type: "tool-call"; id: string; name: string; args: string };
+
+/** What a tool call produced, as the model will see it. Error outputs are strings. */
+export interface ToolResult {
+  toolCallId: string;
+  toolName: string;
+  output: unknown;
+  isError: boolean;
+}
+
+/**
+ * A provider-neutral transcript entry. Tool results of one step share one `tool` message,
+ * in call order.
+ */
+export type Message =
+  | { role: "user"; content: string }
+  | { role: "assistant"; parts: AssistantPart[] }
+  | { role: "tool"; results: ToolResult[] };
+
+/** A tool call after the gate: `args` are parsed, validated and possibly rewritten by hooks. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+  /** The JSON text exactly as the model sent it. */
+  rawArgs: string;
+}
+
+/** What the model sees of a tool: its name, description and JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A usage with every count at zero. */
+export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+/** Adds two usages; optional counts appear in the sum when either side has them. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
+    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  }
+  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
+    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  }
+  return sum;
+}
+
+/** The text of an assistant message's text parts, joined ("" when there are none). */
+export function textOf(message: Message | undefined): string {
+  if (message?.role !== "assistant") return "";
+  let text = "";
+  for (const part of message.parts) if (part.type === "text") text += part.text;
+  return text;
+}

@@ -1,0 +1,26 @@
+import type { AbortRace } from "./abort-race.js";
+import type { ResolvedOptions } from "./loop-options.js";
+import type { Message, Usage } from "./messages.js";
+import type { StepRecord } from "./run-result.js";
+
+/**
+ * The state of one run while it runs. The loop appends to it; `messages` and `steps` only
+ * grow, and every value appended is never changed again.
+ */
+export interface RunContext<Deps> {
+  readonly options: ResolvedOptions<Deps>;
+  readonly runId: string;
+  readonly deps: Deps;
+  readonly maxSteps: number;
+  /** Aborts when the caller aborts or the run is abandoned; tools get it. */
+  readonly signal: AbortSignal;
+  readonly race: AbortRace["race"];
+  readonly messages: Message[];
+  readonly steps: StepRecord[];
+  usage: Usage;
+  /** Failures so far per tool name. */
+  readonly retries: Map<string, number>;
+  unavailableCalls: number;
+  /** Names of tools that executed successfully, in order. */
+  readonly executed: string[];
+}

@@ -1,0 +1,118 @@
+import type { InferOutput, StandardSchema } from "./schema.js";
+import { normalizeSchema } from "./schema.js";
+
+/** What a tool's `execute` (and `needsApproval`, and the policy's `executeTool`) gets besides its args. */
+export interface ToolContext<Deps = unknown> {
+  /** The dependencies given to the loop (or to this run). */
+  deps: Deps;
+  /** Unique id of this call. */
+  toolCallId: string;
+  toolName: string;
+  /** This tool's failures so far in this run (0 = none yet). */
+  retry: number;
+  maxRetries: number;
+  /** 0-based step of the run that asked for the call. */
+  step: number;
+  /** Aborted when the run is aborted or the tool times out. */
+  signal: AbortSignal;
+  /** The args' JSON text exactly as the model sent it. */
+  rawArgs: string;
+}
+
+/** Whether a call needs a human's approval: fixed, or decided per call. */
+export type NeedsApproval<Deps, Args> =
+  | boolean
+  | ((args: Args, ctx: ToolContext<Deps>) => boolean | Promise<boolean>);
+
+/** A tool as the loop sees it: frozen, its JSON Schema computed once. Build one with `tool()`. */
+export interface Tool<Deps = unknown, Args = any> {
+  readonly name: string;
+  readonly description: string;
+  /** The schema as given (zod, Standard Schema, or `jsonSchema()`). */
+  readonly input: StandardSchema<unknown, Args>;
+  /** The JSON Schema sent to the model. */
+  readonly inputSchema: Record<string, unknown>;
+  readonly maxRetries: number;
+  readonly needsApproval: NeedsApproval<Deps, Args>;
+  readonly timeoutMs?: number;
+  /** True: runs alone; earlier calls of the step settle first, later ones wait. */
+  readonly sequential: boolean;
+  execute(args: Args, ctx: ToolContext<Deps>): unknown;
+}
+
+/** What `tool()` takes. `execute`'s args are typed from `input`. */
+export interface ToolDefinition<Deps, Schema extends StandardSchema> {
+  /** Unique in a toolset; 1–64 of `a-z A-Z 0-9 _ -`. */
+  name: string;
+  description?: string;
+  input: Schema;
+  /** Failures (bad args, `RetryError`) fed back to the model before the run rejects. Default 1. */
+  maxRetries?: number;
+  needsApproval?: NeedsApproval<Deps, InferOutput<Schema>>;
+  timeoutMs?: number;
+  sequential?: boolean;
+  execute(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool. Checks the definition eagerly and computes the JSON Schema once.
+ *
+ * @example
+ * const getWeather = tool({
+ *   name: "get_weather",
+ *   description: "Current weather for a city",
+ *   input: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, tempC: 21 }),
+ * });
+ */
+export function tool<Deps = unknown, Schema extends StandardSchema = StandardSchema>(
+  definition: ToolDefinition<Deps, Schema>,
+): Tool<Deps, InferOutput<Schema>> {
+  const { name, description = "", input, maxRetries = 1, needsApproval = false } = definition;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new TypeError(
+      `tool(): name ${JSON.stringify(name)} is invalid; use 1–64 letters, digits, "_" or "-"`,
+    );
+  }
+  if (typeof description !== "string") {
+    throw new TypeError(`tool "${name}": description must be a string`);
+  }
+  if (typeof definition.execute !== "function") {
+    throw new TypeError(`tool "${name}": execute must be a function`);
+  }
+  checkMaxRetries(name, maxRetries);
+  const { timeoutMs } = definition;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(`tool "${name}": timeoutMs must be a positive number of milliseconds`);
+  }
+  if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
+  }
+  const { jsonSchema } = normalizeSchema(input, name);
+  const built: Tool<Deps, InferOutput<Schema>> = {
+    name,
+    description,
+    input: input as StandardSchema<unknown, InferOutput<Schema>>,
+    inputSchema: jsonSchema,
+    maxRetries,
+    needsApproval,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    sequential: definition.sequential ?? false,
+    execute: definition.execute,
+  };
+  return Object.freeze(built);
+}
+
+/** A copy of `tool` that may fail `maxRetries` times before the run rejects. */
+export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: number): T {
+  checkMaxRetries(tool.name, maxRetries);
+  return Object.freeze({ ...tool, maxRetries });
+}
+
+function checkMaxRetries(name: string, maxRetries: number): void {
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new TypeError(`tool "${name}": maxRetries must be a whole number >= 0`);
+  }
+}
