@@ -11,5 +11,6 @@ export default defineConfig({
   sourcemap: true,
   target: "es2022",
   platform: "neutral",
-  external: ["zod", "eventemitter3", "zod-to-json-schema"],
+  // Subpath entries import the core as "tollgate", so every entry shares one copy of its classes.
+  external: ["tollgate", "zod", "eventemitter3", "zod-to-json-schema"],
 });

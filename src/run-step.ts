@@ -104,6 +104,7 @@ export async function* runStep<Deps>(
         );
       }
       yield* resultEvents(run, step, step.slots);
+      run.messages.push({ role: "tool", results: step.slots.map((slot) => slot.record.result!) });
       yield* finishStep(run, step);
       return stop.reason === undefined
         ? { kind: "stopped" }

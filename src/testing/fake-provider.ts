@@ -1,4 +1,4 @@
-import type { ModelRequest, ModelResponse, Provider } from "../provider.js";
+import type { ModelRequest, ModelResponse, Provider } from "tollgate";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 import { chunkedParts, toResponse } from "./turn.js";
 

@@ -1,4 +1,4 @@
-import type { ModelRequest, ModelResponse, Provider } from "../provider.js";
+import type { ModelRequest, ModelResponse, Provider } from "tollgate";
 import { fakeProvider } from "./fake-provider.js";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 

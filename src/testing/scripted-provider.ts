@@ -1,5 +1,5 @@
-import { TollgateError } from "../errors.js";
-import type { ModelRequest, ModelResponse, Provider } from "../provider.js";
+import type { ModelRequest, ModelResponse, Provider } from "tollgate";
+import { TollgateError } from "tollgate";
 import { fakeProvider } from "./fake-provider.js";
 import type { FakeProviderOptions, ScriptedTurn, TurnReply } from "./turn.js";
 
@@ -41,7 +41,12 @@ export function scriptedProvider(
       return reply(script[used++]!, request);
     },
   );
-  return Object.assign(provider, {
+  return {
+    name: provider.name,
+    model: provider.model,
+    requests: provider.requests,
+    generate: provider.generate,
+    ...(provider.stream ? { stream: provider.stream } : {}),
     get remaining() {
       return script.length - used;
     },
@@ -52,7 +57,7 @@ export function scriptedProvider(
         );
       }
     },
-  });
+  };
 }
 
 async function reply(

@@ -1,6 +1,11 @@
-import type { AssistantPart, Usage } from "../messages.js";
-import { zeroUsage } from "../messages.js";
-import type { FinishReason, ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
+import type {
+  AssistantPart,
+  FinishReason,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  Usage,
+} from "tollgate";
 
 /** A tool call in a script: `args` as an object (sent as JSON) or a string (sent verbatim). */
 export interface ScriptedToolCall {
@@ -51,7 +56,7 @@ export function toResponse(reply: TurnReply | ModelResponse, turn: number): Mode
       args: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}),
     });
   });
-  const total = { ...zeroUsage(), ...usage };
+  const total: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, ...usage };
   if (usage?.totalTokens === undefined) total.totalTokens = total.inputTokens + total.outputTokens;
   return {
     parts,
