@@ -1,13 +1,18 @@
 import { abortRace } from "./abort-race.js";
+import { ResumeError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { positiveInteger, resolveOptions } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { zeroUsage } from "./messages.js";
+import type { ApprovalDecisions } from "./resume.js";
+import { planResume } from "./resume.js";
 import type { RunContext } from "./run-context.js";
-import { runLoop } from "./run-loop.js";
+import { runLoop, sealed } from "./run-loop.js";
 import type { RunResult } from "./run-result.js";
+import type { RunState } from "./run-state.js";
+import { snapshot } from "./run-state.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {
@@ -17,7 +22,29 @@ export interface RunOptions<Deps = unknown> {
   deps?: Deps;
   /** Replaces the loop's `maxSteps` for this run. */
   maxSteps?: number;
+  /** The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. */
+  runId?: string;
 }
+
+/** Per-resume options; steps, usage, `maxSteps` and `runId` carry over from the state. */
+export interface ResumeOptions<Deps = unknown> {
+  signal?: AbortSignal;
+  deps?: Deps;
+}
+
+/** The run's data a context starts from: fresh for `run()`, from the state for `resume()`. */
+type Seed = Pick<
+  RunContext<unknown>,
+  | "runId"
+  | "maxSteps"
+  | "messages"
+  | "steps"
+  | "usage"
+  | "retries"
+  | "unavailableCalls"
+  | "executed"
+  | "denied"
+>;
 
 const defaultListenerError: ListenerErrorHandler = (error, event) => {
   console.error(`tollgate: a listener for "${event.type}" failed:`, error);
@@ -26,7 +53,7 @@ const defaultListenerError: ListenerErrorHandler = (error, event) => {
 /**
  * The agent loop. Every tool call the model asks for passes the gate (callable? → args →
  * hooks → policy) before it may run. `run()` resolves with a `RunResult`; `stream()` yields
- * the same run's events as they happen.
+ * the same run's events as they happen; a paused run continues with `resume()`.
  *
  * @example
  * const loop = new AgentLoop({ provider, tools: [getWeather] });
@@ -35,6 +62,8 @@ const defaultListenerError: ListenerErrorHandler = (error, event) => {
 export class AgentLoop<Deps = unknown> {
   readonly #options: ResolvedOptions<Deps>;
   readonly #bus: EventBus;
+  /** States this loop resumed: without a store, "resumed twice" is caught here. */
+  readonly #resumed = new Set<string>();
 
   constructor(options: AgentLoopOptions<Deps>) {
     this.#options = resolveOptions(options);
@@ -47,16 +76,8 @@ export class AgentLoop<Deps = unknown> {
   }
 
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
-  async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
-    const events = this.stream(input, options);
-    for (;;) {
-      const next = await events.next();
-      if (next.done) throw new Error("tollgate: the run ended without a run-finish event");
-      if (next.value.type === "run-finish") {
-        await events.return(undefined);
-        return next.value.result;
-      }
-    }
+  run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
+    return finalResult(this.stream(input, options));
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
@@ -64,16 +85,78 @@ export class AgentLoop<Deps = unknown> {
     input: string | Message[],
     options: RunOptions<Deps> = {},
   ): AsyncGenerator<LoopEvent> {
-    const messages = toMessages(input);
-    const maxSteps = positiveInteger("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1);
-    yield* this.#drive(options, (base) => runLoop({ ...base, maxSteps, messages }));
+    const runId = options.runId ?? crypto.randomUUID();
+    if (typeof runId !== "string" || runId === "")
+      throw new TypeError("run(): runId must be a non-empty string");
+    const seed: Seed = {
+      runId,
+      maxSteps: positiveInteger("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
+      messages: toMessages(input),
+      steps: [],
+      usage: zeroUsage(),
+      retries: new Map(),
+      unavailableCalls: 0,
+      executed: [],
+      denied: [],
+    };
+    yield* this.#drive(seed, options, (run) => runLoop(run));
+  }
+
+  /**
+   * Continues a paused run (or a crashed one, from a `RunStore` checkpoint) with a decision
+   * for every pending call. Rejects with `ResumeError`, running nothing, when the state or the
+   * decisions do not fit; a state is resumed at most once.
+   *
+   * @example
+   * const result = await loop.resume(JSON.parse(saved), { [id]: { approve: true } });
+   */
+  resume(
+    state: RunState,
+    decisions: ApprovalDecisions = {},
+    options: ResumeOptions<Deps> = {},
+  ): Promise<RunResult> {
+    return finalResult(this.resumeStream(state, decisions, options));
+  }
+
+  /** `resume()`, yielding every event as it happens. */
+  async *resumeStream(
+    state: RunState,
+    decisions: ApprovalDecisions = {},
+    options: ResumeOptions<Deps> = {},
+  ): AsyncGenerator<LoopEvent> {
+    const plan = await planResume(this.#options, state, decisions);
+    this.#options.signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
+    await this.#claim(plan.state.stateId);
+    const { state: checked } = plan;
+    const seed: Seed = {
+      runId: checked.runId,
+      maxSteps: checked.maxSteps,
+      messages: checked.messages.slice(),
+      steps: checked.steps.slice(0, -1),
+      usage: checked.usage,
+      retries: new Map(Object.entries(checked.retries)),
+      unavailableCalls: checked.unavailableCalls,
+      executed: checked.executed.slice(),
+      denied: checked.denied.slice(),
+    };
+    yield* this.#drive(seed, options, (run) => runLoop(run, plan.first(run)));
+  }
+
+  /** Claims a state for this resume, in the store when there is one; a second claim fails. */
+  async #claim(stateId: string): Promise<void> {
+    const already = () =>
+      new ResumeError(`state ${stateId} was already resumed; a state resumes once`);
+    if (this.#resumed.has(stateId)) throw already();
+    const store = this.#options.store;
+    if (store && !(await store.claim(stateId))) throw already();
+    this.#resumed.add(stateId);
   }
 
   async *#drive(
-    options: RunOptions<Deps>,
-    start: (
-      base: Omit<RunContext<Deps>, "maxSteps" | "messages">,
-    ) => AsyncGenerator<LoopEvent, RunResult>,
+    seed: Seed,
+    options: RunOptions<Deps> | ResumeOptions<Deps>,
+    start: (run: RunContext<Deps>) => AsyncGenerator<LoopEvent, RunResult>,
   ): AsyncGenerator<LoopEvent> {
     const abandon = new AbortController();
     const signals = [this.#options.signal, options.signal, abandon.signal].filter(
@@ -82,21 +165,18 @@ export class AgentLoop<Deps = unknown> {
     const signal = signals.length === 1 ? abandon.signal : AbortSignal.any(signals);
     signal.throwIfAborted();
     const { race, dispose } = abortRace(signal);
+    const run: RunContext<Deps> = {
+      ...seed,
+      options: this.#options,
+      deps: options.deps === undefined ? this.#options.deps : options.deps,
+      signal,
+      race,
+      openStep: undefined,
+      checkpoint: checkpointer(() => run, this.#options),
+    };
     let finished = false;
     try {
-      const events = start({
-        options: this.#options,
-        runId: crypto.randomUUID(),
-        deps: options.deps === undefined ? this.#options.deps : options.deps,
-        signal,
-        race,
-        steps: [],
-        usage: zeroUsage(),
-        retries: new Map(),
-        unavailableCalls: 0,
-        executed: [],
-      });
-      for await (const event of events) {
+      for await (const event of start(run)) {
         this.#bus.emit(event);
         if (event.type === "run-finish") finished = true;
         yield event;
@@ -106,6 +186,31 @@ export class AgentLoop<Deps = unknown> {
       if (!finished) abandon.abort(new DOMException("the run was abandoned", "AbortError"));
     }
   }
+}
+
+/**
+ * Writes the run as it stands to the store, in order: each call snapshots now, and resolves
+ * once that snapshot (and every earlier one) is written. A failed write fails every later one.
+ */
+function checkpointer<Deps>(
+  run: () => RunContext<Deps>,
+  options: ResolvedOptions<Deps>,
+): () => Promise<void> {
+  const { store } = options;
+  if (!store) return () => Promise.resolve();
+  let written = Promise.resolve();
+  return () => {
+    const state = snapshot(run(), "running");
+    written = written.then(async () => store.put(await sealed(run(), state)));
+    return written;
+  };
+}
+
+async function finalResult(events: AsyncGenerator<LoopEvent>): Promise<RunResult> {
+  for await (const event of events) {
+    if (event.type === "run-finish") return event.result;
+  }
+  throw new Error("tollgate: the run ended without a run-finish event");
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

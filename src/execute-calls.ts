@@ -32,9 +32,10 @@ export async function* executeCalls<Deps>(
   executions: readonly Execution<Deps>[],
   step: number,
   tools: readonly Tool<Deps>[],
+  start: (execution: Execution<Deps>) => Promise<void>,
 ): AsyncGenerator<Settled> {
   for (const batch of batches(executions)) {
-    yield* executeBatch(run, batch, step, tools);
+    yield* executeBatch(run, batch, step, tools, start);
   }
 }
 
@@ -60,27 +61,40 @@ async function* executeBatch<Deps>(
   batch: readonly Execution<Deps>[],
   step: number,
   tools: readonly Tool<Deps>[],
+  start: (execution: Execution<Deps>) => Promise<void>,
 ): AsyncGenerator<Settled> {
   const settled: Settled[] = [];
+  let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
   let started = 0;
   let running = 0;
   const startMore = () => {
     while (running < run.options.maxParallelToolCalls && started < batch.length) {
       running++;
-      executeOne(run, batch[started++]!, step, tools).then((done) => {
-        running--;
-        settled.push(done);
-        wake?.();
-      });
+      const execution = batch[started++]!;
+      start(execution)
+        .then(() => executeOne(run, execution, step, tools))
+        .then(
+          (done) => {
+            running--;
+            settled.push(done);
+            wake?.();
+          },
+          (error: unknown) => {
+            // Only `start` (the checkpoint before the tool) can fail here; the tool never ran.
+            failure ??= { error };
+            wake?.();
+          },
+        );
     }
   };
   startMore();
   for (let yielded = 0; yielded < batch.length; yielded++) {
-    if (settled.length === 0) {
+    if (settled.length === 0 && !failure) {
       await run.race(new Promise<void>((resolve) => (wake = resolve)));
       wake = undefined;
     }
+    if (failure) throw failure.error;
     startMore();
     yield settled.shift()!;
   }

@@ -3,6 +3,7 @@ import type { PreToolCallHook, PreToolCallVerdict } from "./hooks.js";
 import type { AssistantPart, ToolCall } from "./messages.js";
 import type { Decision, LoopPolicy } from "./policy.js";
 import type { DecidedBy } from "./run-result.js";
+import type { DeniedCall } from "./run-state.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { parseArgs, validateArgs } from "./validate-args.js";
 
@@ -13,12 +14,19 @@ export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
 export type GateOutcome =
   | { kind: "unavailable"; by: "default"; message: string }
   | { kind: "invalid"; by: "schema"; message: string }
-  | { kind: "stop"; by: DecidedBy; call: ToolCall; reason?: string }
-  | { kind: "block"; by: DecidedBy; call: ToolCall; message: string }
-  | { kind: "result"; by: DecidedBy; call: ToolCall; output: unknown }
-  | { kind: "deny"; by: DecidedBy; call: ToolCall; reason?: string }
-  | { kind: "needs-approval"; by: DecidedBy; call: ToolCall; reason?: string }
-  | { kind: "allow"; by: DecidedBy; call: ToolCall; reason?: string };
+  | ({ kind: "stop"; reason?: string } & Judged)
+  | ({ kind: "block"; message: string } & Judged)
+  | ({ kind: "result"; output: unknown } & Judged)
+  | ({ kind: "deny"; reason?: string } & Judged)
+  | ({ kind: "needs-approval"; reason?: string } & Judged)
+  | ({ kind: "allow"; reason?: string } & Judged);
+
+/** A call whose args parsed: who decided, the call, and its args as schema input. */
+interface Judged {
+  by: DecidedBy;
+  call: ToolCall;
+  input: unknown;
+}
 
 /** Everything the gate needs to judge one call. */
 export interface GateInput<Deps> {
@@ -34,10 +42,13 @@ export interface GateInput<Deps> {
   provider: { name: string; model: string };
   /** The context the tool would run with, for `needsApproval`. */
   context: (tool: Tool<Deps>) => ToolContext<Deps>;
+  /** The earlier refusal of this exact call, when refusals are remembered. */
+  refused: (call: ToolCall) => DeniedCall | undefined;
 }
 
 /**
- * Judges one call: callable? → args parse and validate → hook chain → decision. Throws
+ * Judges one call: callable? → args parse and validate → hook chain → an earlier human
+ * refusal of the same call → decision. Throws
  * `HookError` when a hook throws or rewrites args into something the schema rejects.
  */
 export async function gate<Deps>(input: GateInput<Deps>): Promise<GateOutcome> {
@@ -54,22 +65,38 @@ export async function gate<Deps>(input: GateInput<Deps>): Promise<GateOutcome> {
   if (!parsed.ok) return { kind: "invalid", by: "schema", message: parsed.message };
 
   const call: ToolCall = { id: part.id, name: part.name, args: parsed.value, rawArgs: part.args };
+  let argsInput = parsed.input;
   let confirm: { value: boolean; by: DecidedBy } | undefined;
   for (let index = 0; index < input.hooks.length; index++) {
     const by: DecidedBy = `hook:${index}`;
     const verdict = await runHook(input, index, call);
     if (!verdict) continue;
-    if (verdict.stop) return withReason({ kind: "stop", by, call }, verdict.stopReason);
+    const judged = { by, call, input: argsInput };
+    if (verdict.stop) return withReason({ kind: "stop", ...judged }, verdict.stopReason);
     if (verdict.block) {
       const message =
         typeof verdict.block === "string" ? verdict.block : `the call to ${call.name} was blocked`;
-      return { kind: "block", by, call, message };
+      return { kind: "block", ...judged, message };
     }
-    if (verdict.result !== undefined) return { kind: "result", by, call, output: verdict.result };
-    if (verdict.args !== undefined) call.args = await rewriteArgs(input, tool, index, verdict.args);
+    if (verdict.result !== undefined) return { kind: "result", ...judged, output: verdict.result };
+    if (verdict.args !== undefined) {
+      call.args = await rewriteArgs(input, tool, index, verdict.args);
+      argsInput = verdict.args;
+    }
     if (verdict.confirm !== undefined) confirm = { value: verdict.confirm, by };
   }
-  return decide(input, tool, call, confirm);
+  const refused = input.refused(call);
+  if (refused) {
+    const because = refused.reason === undefined ? "" : ` (${refused.reason})`;
+    return {
+      kind: "deny",
+      by: "approval",
+      call,
+      input: argsInput,
+      reason: `already refused in this run${because}; do not ask for it again`,
+    };
+  }
+  return decide(input, tool, call, argsInput, confirm);
 }
 
 async function runHook<Deps>(
@@ -129,10 +156,11 @@ async function decide<Deps>(
   input: GateInput<Deps>,
   tool: Tool<Deps>,
   call: ToolCall,
+  argsInput: unknown,
   confirm: { value: boolean; by: DecidedBy } | undefined,
 ): Promise<GateOutcome> {
   const { decideToolCall } = input.policy;
-  if (!decideToolCall && confirm) return hookConfirm(confirm, call);
+  if (!decideToolCall && confirm) return hookConfirm(confirm, call, argsInput);
   const needsApproval =
     typeof tool.needsApproval === "function"
       ? await tool.needsApproval(call.args, input.context(tool))
@@ -148,18 +176,26 @@ async function decide<Deps>(
         }),
       )
     : undefined;
-  if (answer?.decision === "DENY")
-    return withReason({ kind: "deny", by: "policy", call }, answer.reason);
-  if (confirm) return hookConfirm(confirm, call);
-  if (answer?.decision === "ALLOW")
-    return withReason({ kind: "allow", by: "policy", call }, answer.reason);
-  if (answer) return withReason({ kind: "needs-approval", by: "policy", call }, answer.reason);
-  if (needsApproval) return { kind: "needs-approval", by: "tool", call };
-  return { kind: "allow", by: "default", call };
+  const judged = { call, input: argsInput };
+  if (answer?.decision === "DENY") {
+    return withReason({ kind: "deny", by: "policy", ...judged }, answer.reason);
+  }
+  if (confirm) return hookConfirm(confirm, call, argsInput);
+  if (answer?.decision === "ALLOW") {
+    return withReason({ kind: "allow", by: "policy", ...judged }, answer.reason);
+  }
+  if (answer) return withReason({ kind: "needs-approval", by: "policy", ...judged }, answer.reason);
+  if (needsApproval) return { kind: "needs-approval", by: "tool", ...judged };
+  return { kind: "allow", by: "default", ...judged };
 }
 
-function hookConfirm(confirm: { value: boolean; by: DecidedBy }, call: ToolCall): GateOutcome {
-  return { kind: confirm.value ? "needs-approval" : "allow", by: confirm.by, call };
+function hookConfirm(
+  confirm: { value: boolean; by: DecidedBy },
+  call: ToolCall,
+  argsInput: unknown,
+): GateOutcome {
+  const kind = confirm.value ? "needs-approval" : "allow";
+  return { kind, by: confirm.by, call, input: argsInput };
 }
 
 const DECISIONS = new Set(["ALLOW", "DENY", "NEEDS_APPROVAL"]);

@@ -1,4 +1,4 @@
-export type { RunOptions } from "./agent-loop.js";
+export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
 export {
   DuplicateToolError,
@@ -40,6 +40,7 @@ export type {
   ProviderDefinition,
 } from "./provider.js";
 export { defineProvider } from "./provider.js";
+export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
 export type {
   CallRecord,
   DecidedBy,
@@ -47,9 +48,13 @@ export type {
   RunResult,
   RunStatus,
   StepRecord,
+  UnsettledCall,
   Verdict,
 } from "./run-result.js";
-export type { RunState } from "./run-state.js";
+export type { DeniedCall, RunState } from "./run-state.js";
+export { RUN_STATE_VERSION } from "./run-state.js";
+export type { RunStore } from "./run-store.js";
+export { memoryRunStore } from "./run-store.js";
 export type {
   InferOutput,
   JsonSchema,

@@ -3,6 +3,7 @@ import type { PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
 import type { LoopPolicy } from "./policy.js";
 import type { ModelSettings, Provider } from "./provider.js";
+import type { RunStore } from "./run-store.js";
 import type { Tool } from "./tool.js";
 import { Toolset } from "./toolset.js";
 
@@ -32,6 +33,17 @@ export interface AgentLoopOptions<Deps = unknown> {
   /** Aborts every run of this loop. */
   signal?: AbortSignal;
   onEvent?: LoopListener;
+  /**
+   * Keeps states across processes: paused states and checkpoints around every tool call are
+   * written to it, and `resume()` claims a state there, so it runs once across workers.
+   */
+  store?: RunStore;
+  /** Signs every state written (HMAC-SHA-256); `resume()` then rejects a state changed since. */
+  signingKey?: string | Uint8Array;
+  /** A call a human refused, asked again with the same args: "auto-deny" (default) or "ask" again. */
+  repeatDenied?: "auto-deny" | "ask";
+  /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
+  stateMigrations?: Record<number, (state: any) => unknown>;
 }
 
 /** The options, checked and with defaults filled in, once per loop. */
@@ -50,6 +62,10 @@ export interface ResolvedOptions<Deps> {
   maxRetries: number;
   settings: ModelSettings | undefined;
   signal: AbortSignal | undefined;
+  store: RunStore | undefined;
+  signingKey: string | Uint8Array | undefined;
+  repeatDenied: "auto-deny" | "ask";
+  stateMigrations: Record<number, (state: any) => unknown>;
 }
 
 /** Checks the options eagerly, with errors that say what to pass instead. */
@@ -65,6 +81,20 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   const hooks = options.preToolCall ?? [];
   if (!Array.isArray(hooks) || hooks.some((hook) => typeof hook !== "function")) {
     throw new TypeError("AgentLoop: `preToolCall` must be an array of functions");
+  }
+  const repeatDenied = options.repeatDenied ?? "auto-deny";
+  if (repeatDenied !== "auto-deny" && repeatDenied !== "ask") {
+    throw new TypeError('AgentLoop: `repeatDenied` must be "auto-deny" or "ask"');
+  }
+  const { store, signingKey } = options;
+  if (
+    store &&
+    !(["get", "put", "claim"] as const).every((key) => typeof store[key] === "function")
+  ) {
+    throw new TypeError("AgentLoop: `store` must have get(), put() and claim() methods");
+  }
+  if (signingKey !== undefined && signingKey.length === 0) {
+    throw new TypeError("AgentLoop: `signingKey` must not be empty");
   }
   const toolErrors = options.toolErrors ?? "continue";
   if (toolErrors !== "continue" && toolErrors !== "throw") {
@@ -88,6 +118,10 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     maxRetries: positiveInteger("maxRetries", options.maxRetries ?? 1, 0),
     settings: options.settings,
     signal: options.signal,
+    store,
+    signingKey,
+    repeatDenied,
+    stateMigrations: { ...options.stateMigrations },
   };
 }
 

@@ -21,6 +21,8 @@ export interface ToolResult {
   toolName: string;
   output: unknown;
   isError: boolean;
+  /** The args the tool ran with, when a human edited them on approval. */
+  editedArgs?: unknown;
 }
 
 /**

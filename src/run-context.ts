@@ -2,6 +2,7 @@ import type { AbortRace } from "./abort-race.js";
 import type { ResolvedOptions } from "./loop-options.js";
 import type { Message, Usage } from "./messages.js";
 import type { StepRecord } from "./run-result.js";
+import type { DeniedCall } from "./run-state.js";
 
 /**
  * The state of one run while it runs. The loop appends to it; `messages` and `steps` only
@@ -23,4 +24,10 @@ export interface RunContext<Deps> {
   unavailableCalls: number;
   /** Names of tools that executed successfully, in order. */
   readonly executed: string[];
+  /** Calls a human refused in this run. */
+  readonly denied: DeniedCall[];
+  /** The record of the step in progress, for checkpoints; set while a step is open. */
+  openStep: (() => StepRecord) | undefined;
+  /** Writes the run as it stands to the loop's `RunStore` (a no-op without one). */
+  checkpoint(): Promise<void>;
 }

@@ -1,9 +1,11 @@
+import { approvalDigest } from "./digest.js";
 import type { LoopEvent } from "./events.js";
 import { textOf } from "./messages.js";
+import type { StepOutcome } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { PendingApproval, RunResult, RunStatus } from "./run-result.js";
-import { RUN_STATE_VERSION } from "./run-state.js";
-import type { StepOutcome } from "./run-step.js";
+import type { RunState } from "./run-state.js";
+import { signatureOf, snapshot } from "./run-state.js";
 import { runStep } from "./run-step.js";
 
 /**
@@ -20,7 +22,7 @@ export async function* runLoop<Deps>(
   while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
     outcome = yield* runStep(run);
   }
-  const result = resultOf(run, outcome);
+  const result = await run.race(resultOf(run, outcome));
   yield {
     type: "run-finish",
     runId: run.runId,
@@ -39,10 +41,17 @@ const STATUS: Record<StepOutcome["kind"], RunStatus> = {
   paused: "needs_approval",
 };
 
-function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): RunResult {
+async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Promise<RunResult> {
   const status = STATUS[outcome.kind];
   const lastStep = run.steps[run.steps.length - 1];
   const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
+  const pending = outcome.kind === "paused" ? await pendingOf(run) : undefined;
+  const endedBy =
+    outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
+  const state = await sealed(
+    run,
+    snapshot(run, status, { ...(pending && { pending }), ...(endedBy && { endedBy }) }),
+  );
   const result: RunResult = {
     status,
     text: textOf(lastAssistant),
@@ -50,41 +59,38 @@ function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): RunResult 
     steps: run.steps.slice(),
     usage: run.usage,
     finishReason: lastStep?.response.finishReason ?? "other",
-    state: {
-      version: RUN_STATE_VERSION,
-      stateId: crypto.randomUUID(),
-      runId: run.runId,
-      status,
-      messages: run.messages.slice(),
-      steps: run.steps.slice(),
-      usage: run.usage,
-      maxSteps: run.maxSteps,
-      retries: Object.fromEntries(run.retries),
-      unavailableCalls: run.unavailableCalls,
-      executed: run.executed.slice(),
-    },
+    state,
   };
   if (outcome.kind === "stopped" && outcome.reason !== undefined)
     result.stopReason = outcome.reason;
   if (outcome.kind === "ended") result.endedBy = outcome.endedBy;
-  if (outcome.kind === "paused") {
-    result.pending = pendingOf(run);
-    if (outcome.endedBy) result.state.endedBy = outcome.endedBy;
-  }
+  if (pending) result.pending = pending;
+  await run.options.store?.put(state);
   return result;
 }
 
-function pendingOf<Deps>(run: RunContext<Deps>): PendingApproval[] {
+/** Signs a state when the loop has a signing key. */
+export async function sealed<Deps>(run: RunContext<Deps>, state: RunState): Promise<RunState> {
+  const key = run.options.signingKey;
+  if (key !== undefined) state.signature = await signatureOf(state, key);
+  return state;
+}
+
+/** The calls of the paused step that wait for a decision, each with its approval digest. */
+async function pendingOf<Deps>(run: RunContext<Deps>): Promise<PendingApproval[]> {
   const calls = run.steps[run.steps.length - 1]?.calls ?? [];
-  return calls
-    .filter((call) => call.verdict === "needs-approval" && !call.result)
-    .map((call) => {
+  const waiting = calls.filter((call) => call.verdict === "needs-approval" && !call.result);
+  return Promise.all(
+    waiting.map(async (call) => {
+      const digest = await approvalDigest(run.runId, call.toolCallId, call.toolName, call.args);
       const pending: PendingApproval = {
         toolCallId: call.toolCallId,
         toolName: call.toolName,
         args: call.args,
+        digest,
       };
       if (call.reason !== undefined) pending.reason = call.reason;
       return pending;
-    });
+    }),
+  );
 }

@@ -27,6 +27,12 @@ export interface CallRecord {
   rawArgs: string;
   /** The final args (parsed, validated, after hooks and edits); absent when they never parsed. */
   args?: unknown;
+  /** The args as schema input (before parsing), kept until the call settles so it can be parsed again on resume. */
+  input?: unknown;
+  /** The args before a human edited them on approval. */
+  editedFrom?: unknown;
+  /** In checkpoints: the call had started and not settled when the state was written. */
+  started?: boolean;
   verdict: Verdict;
   by: DecidedBy;
   reason?: string;
@@ -57,6 +63,19 @@ export interface PendingApproval {
   toolName: string;
   args: unknown;
   reason?: string;
+  /** SHA-256 of (runId, toolCallId, toolName, args): a decision may carry it to bind itself to this exact call. */
+  digest: string;
+}
+
+/**
+ * A call that had started and not settled when its run was aborted: its side effects are
+ * uncertain. Listed on the abort reason's `unsettledCalls` (when the reason is an object).
+ */
+export interface UnsettledCall {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
 }
 
 /** What `run()` resolves with for every normal ending. */

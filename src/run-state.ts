@@ -1,19 +1,39 @@
+import { canonicalJson, hmacHex } from "./digest.js";
 import type { Message, ToolCall, Usage } from "./messages.js";
-import type { RunStatus, StepRecord } from "./run-result.js";
+import type { RunContext } from "./run-context.js";
+import type { PendingApproval, RunStatus, StepRecord } from "./run-result.js";
 
 /** The version of `RunState` this build writes and reads. */
 export const RUN_STATE_VERSION = 1;
 
+/** A call a human refused in this run; the same call asked again is refused without asking. */
+export interface DeniedCall {
+  toolName: string;
+  /** Canonical JSON of the args that were refused. */
+  args: string;
+  reason?: string;
+}
+
 /**
- * Everything needed to continue a run, as plain JSON. A paused run's last step record holds
- * its calls: settled ones with their results, pending ones without.
+ * Everything needed to continue a run, as plain JSON (schema version 1).
+ *
+ * - `status` is how the run stood when the state was written: `"needs_approval"` (paused),
+ *   `"running"` (a checkpoint written by a `RunStore` while tools ran), or a final status.
+ * - The last entry of `steps` is the open step of a paused or running state: calls with a
+ *   `result` are settled; a `"needs-approval"` call without one waits for a decision; an
+ *   `"allow"` call without one had not started, or had started (`started: true`) when the
+ *   checkpoint was written. `messages` then end with that step's assistant message.
+ * - `pending` lists the calls waiting for a decision, each with the digest a decision may
+ *   carry to prove it was made for exactly that call.
+ * - `signature` (present when the loop has a `signingKey`) is an HMAC-SHA-256 over the
+ *   canonical JSON of every other field.
  */
 export interface RunState {
   version: number;
   /** Unique per state: a state can be resumed once. */
   stateId: string;
   runId: string;
-  status: RunStatus;
+  status: RunStatus | "running";
   messages: Message[];
   steps: StepRecord[];
   usage: Usage;
@@ -24,6 +44,44 @@ export interface RunState {
   unavailableCalls: number;
   /** Names of tools that executed successfully, in order. */
   executed: string[];
+  /** Calls refused by a human in this run. */
+  denied: DeniedCall[];
+  pending?: PendingApproval[];
   /** A paused step's call whose result ends the run once the pending calls are settled. */
   endedBy?: ToolCall;
+  signature?: string;
+}
+
+/** The state of a run as it stands, with the open step (if any) as its last step. */
+export function snapshot<Deps>(
+  run: RunContext<Deps>,
+  status: RunState["status"],
+  extras: { pending?: PendingApproval[]; endedBy?: ToolCall } = {},
+): RunState {
+  const steps = run.steps.slice();
+  const open = run.openStep?.();
+  if (open) steps[open.index] = open;
+  const state: RunState = {
+    version: RUN_STATE_VERSION,
+    stateId: crypto.randomUUID(),
+    runId: run.runId,
+    status,
+    messages: run.messages.slice(),
+    steps,
+    usage: run.usage,
+    maxSteps: run.maxSteps,
+    retries: Object.fromEntries(run.retries),
+    unavailableCalls: run.unavailableCalls,
+    executed: run.executed.slice(),
+    denied: run.denied.slice(),
+  };
+  if (extras.pending) state.pending = extras.pending;
+  if (extras.endedBy) state.endedBy = extras.endedBy;
+  return state;
+}
+
+/** The signature of a state: HMAC-SHA-256 over the canonical JSON of all but `signature`. */
+export function signatureOf(state: RunState, key: string | Uint8Array): Promise<string> {
+  const { signature: _ignored, ...signed } = state;
+  return hmacHex(key, canonicalJson(signed));
 }

@@ -1,50 +1,23 @@
-import {
-  messageOf,
-  TollgateError,
-  ToolExecutionError,
-  ToolRetriesExceededError,
-} from "./errors.js";
+import { canonicalJson } from "./digest.js";
+import { TollgateError, ToolRetriesExceededError } from "./errors.js";
 import type { LoopEvent } from "./events.js";
 import type { Execution } from "./execute-calls.js";
-import { executeCalls } from "./execute-calls.js";
 import type { GateOutcome, ToolCallPart } from "./gate.js";
 import { gate } from "./gate.js";
-import type { ToolCall, ToolResult } from "./messages.js";
+import type { ToolCall } from "./messages.js";
 import { addUsage } from "./messages.js";
 import { callModel } from "./model-call.js";
+import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
+import { closeOnError, finishStep, recordOf } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import type { CallRecord, StepRecord } from "./run-result.js";
+import type { CallRecord } from "./run-result.js";
+import type { DeniedCall } from "./run-state.js";
+import { failTool, settleStep } from "./settle-step.js";
+import { decisionEvent, resultEvents } from "./step-events.js";
 import type { StepView } from "./step-tools.js";
 import { stepTools } from "./step-tools.js";
-import type { Tool } from "./tool.js";
+import type { Tool, ToolContext } from "./tool.js";
 import { errorResult, normalizeOutput, okResult } from "./tool-output.js";
-
-/** How a step ended, for the loop to decide what comes next. */
-export type StepOutcome =
-  | { kind: "continue" }
-  | { kind: "completed" }
-  | { kind: "stopped"; reason?: string }
-  | { kind: "ended"; endedBy: ToolCall }
-  | { kind: "paused"; endedBy?: ToolCall };
-
-/** One call of the step while it is being settled. */
-export interface CallSlot<Deps> {
-  record: CallRecord;
-  tool?: Tool<Deps>;
-  call?: ToolCall;
-}
-
-/** A step after its model call, while its calls are gated and run. */
-export interface OpenStep<Deps> {
-  index: number;
-  started: number;
-  view: Pick<StepView<Deps>, "shown" | "callableTools" | "callableNames" | "toolChoice">;
-  response: StepRecord["response"];
-  /** The tool calls the model asked for, in call order. */
-  parts: ToolCallPart[];
-  /** One per call that reached the gate, in call order. */
-  slots: CallSlot<Deps>[];
-}
 
 /**
  * Runs one step: asks which tools to offer, calls the model, gates every call in call order
@@ -88,6 +61,7 @@ export async function* runStep<Deps>(
   const { raw: _raw, ...stored } = response;
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   const step: OpenStep<Deps> = { index, started, view, response: stored, parts, slots: [] };
+  run.openStep = () => recordOf(step);
   if (parts.length === 0) {
     yield* finishStep(run, step);
     return { kind: "completed" };
@@ -161,6 +135,7 @@ async function* gateCalls<Deps>(
           deps: run.deps,
           provider: options.provider,
           context: (t) => toolContext(run, t, part, step.index),
+          refused: (call) => refusal(run, call),
         }),
       );
       applyOutcome(slot, outcome);
@@ -184,6 +159,7 @@ function applyOutcome<Deps>(slot: CallSlot<Deps>, outcome: GateOutcome): void {
   if ("call" in outcome) {
     slot.call = outcome.call;
     record.args = outcome.call.args;
+    if (outcome.kind === "allow" || outcome.kind === "needs-approval") record.input = outcome.input;
   }
   const fail = (message: string) => {
     record.result = errorResult(record.toolCallId, record.toolName, message);
@@ -225,14 +201,6 @@ function countFailure<Deps>(run: RunContext<Deps>, slot: CallSlot<Deps>): void {
   }
 }
 
-/** Counts one failure of a tool; throws `ToolRetriesExceededError` past its `maxRetries`. */
-function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: unknown): void {
-  const failures = (run.retries.get(tool.name) ?? 0) + 1;
-  run.retries.set(tool.name, failures);
-  if (failures > tool.maxRetries)
-    throw new ToolRetriesExceededError(tool.name, tool.maxRetries, { cause });
-}
-
 function allowedExecutions<Deps>(step: OpenStep<Deps>): Execution<Deps>[] {
   const executions: Execution<Deps>[] = [];
   step.slots.forEach((slot, index) => {
@@ -242,144 +210,11 @@ function allowedExecutions<Deps>(step: OpenStep<Deps>): Execution<Deps>[] {
   return executions;
 }
 
-/**
- * Phase two and the end of the step: runs the executions, asks `endsRun`, then writes the
- * step's tool message — or pauses when calls still wait for approval.
- */
-export async function* settleStep<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  executions: Execution<Deps>[],
-  endedBefore?: ToolCall,
-): AsyncGenerator<LoopEvent, StepOutcome> {
-  const succeeded: { slot: number; raw: unknown }[] = [];
-  let failure: unknown;
-  const tools = step.view.callableTools();
-  for await (const done of executeCalls(run, executions, step.index, tools)) {
-    const slot = step.slots[done.slot]!;
-    const { record } = slot;
-    record.ms = done.ms;
-    if (done.kind === "ok") {
-      record.result = okResult(record.toolCallId, record.toolName, done.output);
-      succeeded.push({ slot: done.slot, raw: done.raw });
-    } else {
-      record.result = errorResult(record.toolCallId, record.toolName, done.output);
-      failure ??= failureOf(run, slot, done.kind, done.error);
-    }
-    yield resultEvent(run, step.index, record, done.ms);
-  }
-  if (failure) throw failure;
-  succeeded.sort((a, b) => a.slot - b.slot);
-  for (const { slot } of succeeded) run.executed.push(step.slots[slot]!.record.toolName);
-  const endedBy = endedBefore ?? (await firstEndingCall(run, step, succeeded, tools));
-  if (step.slots.some((slot) => !slot.record.result)) {
-    yield* finishStep(run, step);
-    return endedBy ? { kind: "paused", endedBy } : { kind: "paused" };
-  }
-  run.messages.push({ role: "tool", results: step.slots.map((slot) => slot.record.result!) });
-  yield* finishStep(run, step);
-  return endedBy ? { kind: "ended", endedBy } : { kind: "continue" };
-}
-
-/** The error a failed execution ends the run with, if any; counts `RetryError`s. */
-function failureOf<Deps>(
-  run: RunContext<Deps>,
-  slot: CallSlot<Deps>,
-  kind: string,
-  error: unknown,
-): unknown {
-  try {
-    if (kind === "retry") failTool(run, slot.tool!, error);
-  } catch (exceeded) {
-    return exceeded;
-  }
-  if (kind === "error" && run.options.toolErrors === "throw") {
-    return new ToolExecutionError(slot.record.toolName, slot.record.toolCallId, { cause: error });
-  }
-  return undefined;
-}
-
-async function firstEndingCall<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  succeeded: { slot: number; raw: unknown }[],
-  tools: Tool<Deps>[],
-): Promise<ToolCall | undefined> {
-  const { endsRun } = run.options.policy;
-  if (!endsRun) return undefined;
-  for (const { slot, raw } of succeeded) {
-    const call = step.slots[slot]!.call!;
-    const ends = await run.race(
-      Promise.resolve(endsRun.call(run.options.policy, { call, output: raw, tools })),
-    );
-    if (ends) return call;
-  }
-  return undefined;
-}
-
-/** Records the step and emits `step-finish`. */
-async function* finishStep<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-): AsyncGenerator<LoopEvent> {
-  const record: StepRecord = {
-    index: step.index,
-    tools: step.view.shown.map((tool) => tool.name),
-    callable: step.view.callableNames(),
-    response: step.response,
-    calls: step.slots.map((slot) => ({ ...slot.record })),
-    usage: step.response.usage,
-    ms: performance.now() - step.started,
-  };
-  if (step.view.toolChoice !== undefined) record.toolChoice = step.view.toolChoice;
-  if (run.steps.length > step.index) run.steps[step.index] = record;
-  else run.steps.push(record);
-  yield { type: "step-finish", runId: run.runId, step: step.index, record };
-}
-
-/** `tool-result` events for the calls that already have a result, in call order. */
-function* resultEvents<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  slots: CallSlot<Deps>[],
-): Generator<LoopEvent> {
-  for (const slot of slots)
-    if (slot.record.result) yield resultEvent(run, step.index, slot.record, 0);
-}
-
-function resultEvent<Deps>(
-  run: RunContext<Deps>,
-  step: number,
-  record: CallRecord,
-  ms: number,
-): LoopEvent {
-  const result = record.result as ToolResult;
-  return {
-    type: "tool-result",
-    runId: run.runId,
-    step,
-    toolCallId: result.toolCallId,
-    toolName: result.toolName,
-    output: result.output,
-    isError: result.isError,
-    ms,
-  };
-}
-
-function decisionEvent<Deps>(run: RunContext<Deps>, step: number, slot: CallSlot<Deps>): LoopEvent {
-  const { record } = slot;
-  const event: LoopEvent = {
-    type: "tool-decision",
-    runId: run.runId,
-    step,
-    toolCallId: record.toolCallId,
-    toolName: record.toolName,
-    verdict: record.verdict,
-    by: record.by,
-  };
-  if (slot.call) event.call = slot.call;
-  if (record.reason !== undefined) event.reason = record.reason;
-  return event;
+/** The earlier human refusal of this exact call, unless refusals are not remembered. */
+function refusal<Deps>(run: RunContext<Deps>, call: ToolCall): DeniedCall | undefined {
+  if (run.options.repeatDenied === "ask" || run.denied.length === 0) return undefined;
+  const args = canonicalJson(call.args);
+  return run.denied.find((denied) => denied.toolName === call.name && denied.args === args);
 }
 
 /** The context a tool of this step runs with (also given to `needsApproval`). */
@@ -388,7 +223,7 @@ function toolContext<Deps>(
   tool: Tool<Deps>,
   part: ToolCallPart,
   step: number,
-) {
+): ToolContext<Deps> {
   return {
     deps: run.deps,
     toolCallId: part.id,
@@ -399,20 +234,4 @@ function toolContext<Deps>(
     signal: run.signal,
     rawArgs: part.args,
   };
-}
-
-/**
- * When a run fails mid-step, gives every call of the step a result so the transcript the
- * error carries keeps its invariant, and attaches it to tollgate's own errors.
- */
-function closeOnError<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>, error: unknown): void {
-  if (!(error instanceof TollgateError) || error.messages) return;
-  const results = step.parts.map(
-    (part, index) =>
-      step.slots[index]?.record.result ??
-      errorResult(part.id, part.name, `not run: the run failed (${messageOf(error)})`),
-  );
-  const messages = run.messages.slice();
-  if (results.length > 0) messages.push({ role: "tool", results });
-  error.messages = messages;
 }

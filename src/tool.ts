@@ -37,6 +37,8 @@ export interface Tool<Deps = unknown, Args = any> {
   readonly timeoutMs?: number;
   /** True: runs alone; earlier calls of the step settle first, later ones wait. */
   readonly sequential: boolean;
+  /** True: safe to run again when a crash left its outcome unknown. */
+  readonly idempotent: boolean;
   execute(args: Args, ctx: ToolContext<Deps>): unknown;
 }
 
@@ -51,6 +53,8 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   needsApproval?: NeedsApproval<Deps, InferOutput<Schema>>;
   timeoutMs?: number;
   sequential?: boolean;
+  /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
+  idempotent?: boolean;
   execute(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
 }
 
@@ -100,6 +104,7 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     needsApproval,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     sequential: definition.sequential ?? false,
+    idempotent: definition.idempotent ?? false,
     execute: definition.execute,
   };
   return Object.freeze(built);

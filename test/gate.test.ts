@@ -315,6 +315,7 @@ describe("policy.decideToolCall", () => {
         toolName: "send",
         args: { to: "b", times: 1 },
         reason: "sends mail",
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     ]);
   });
@@ -390,7 +391,7 @@ describe("policy.decideToolCall", () => {
     expect(result.steps[0]!.calls[0]!.result).toMatchObject({ output: "contents" });
     expect(result.steps[0]!.calls[1]!.result).toBeUndefined();
     expect(result.pending).toEqual([
-      { toolCallId: "s1", toolName: "send", args: { to: "z", times: 1 } },
+      { toolCallId: "s1", toolName: "send", args: { to: "z", times: 1 }, digest: expect.any(String) },
     ]);
     expect(JSON.parse(JSON.stringify(result.state))).toMatchObject({
       status: "needs_approval",

@@ -1,0 +1,83 @@
+import { messageOf, TollgateError } from "./errors.js";
+import type { LoopEvent } from "./events.js";
+import type { ToolCallPart } from "./gate.js";
+import type { ToolCall } from "./messages.js";
+import type { RunContext } from "./run-context.js";
+import type { CallRecord, StepRecord } from "./run-result.js";
+import type { StepView } from "./step-tools.js";
+import type { Tool } from "./tool.js";
+import { errorResult } from "./tool-output.js";
+
+/** How a step ended, for the loop to decide what comes next. */
+export type StepOutcome =
+  | { kind: "continue" }
+  | { kind: "completed" }
+  | { kind: "stopped"; reason?: string }
+  | { kind: "ended"; endedBy: ToolCall }
+  | { kind: "paused"; endedBy?: ToolCall };
+
+/** One call of the step while it is being settled. */
+export interface CallSlot<Deps> {
+  record: CallRecord;
+  tool?: Tool<Deps>;
+  call?: ToolCall;
+}
+
+/** A step after its model call, while its calls are gated and run. */
+export interface OpenStep<Deps> {
+  index: number;
+  started: number;
+  view: Pick<StepView<Deps>, "shown" | "callableTools" | "callableNames" | "toolChoice">;
+  response: StepRecord["response"];
+  /** The tool calls the model asked for, in call order. */
+  parts: ToolCallPart[];
+  /** One per call that reached the gate, in call order. */
+  slots: CallSlot<Deps>[];
+}
+
+/** Records the step and emits `step-finish`. */
+export async function* finishStep<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+): AsyncGenerator<LoopEvent> {
+  const record = recordOf(step);
+  run.openStep = undefined;
+  if (run.steps.length > step.index) run.steps[step.index] = record;
+  else run.steps.push(record);
+  yield { type: "step-finish", runId: run.runId, step: step.index, record };
+}
+
+/** The step as a record: a copy, so later changes to the open step do not reach it. */
+export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
+  const record: StepRecord = {
+    index: step.index,
+    tools: step.view.shown.map((tool) => tool.name),
+    callable: step.view.callableNames(),
+    response: step.response,
+    calls: step.slots.map((slot) => ({ ...slot.record })),
+    usage: step.response.usage,
+    ms: performance.now() - step.started,
+  };
+  if (step.view.toolChoice !== undefined) record.toolChoice = step.view.toolChoice;
+  return record;
+}
+
+/**
+ * When a run fails mid-step, gives every call of the step a result so the transcript the
+ * error carries keeps its invariant, and attaches it to tollgate's own errors.
+ */
+export function closeOnError<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  error: unknown,
+): void {
+  if (!(error instanceof TollgateError) || error.messages) return;
+  const results = step.parts.map(
+    (part, index) =>
+      step.slots[index]?.record.result ??
+      errorResult(part.id, part.name, `not run: the run failed (${messageOf(error)})`),
+  );
+  const messages = run.messages.slice();
+  if (results.length > 0) messages.push({ role: "tool", results });
+  error.messages = messages;
+}
