@@ -1,4 +1,5 @@
 import { approvalDigest } from "./digest.js";
+import { TollgateError } from "./errors.js";
 import type { LoopEvent } from "./events.js";
 import { textOf } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
@@ -18,9 +19,16 @@ export async function* runLoop<Deps>(
   first?: AsyncGenerator<LoopEvent, StepOutcome>,
 ): AsyncGenerator<LoopEvent, RunResult> {
   yield { type: "run-start", runId: run.runId, resumed: first !== undefined };
-  let outcome = first ? yield* first : { kind: "continue" as const };
-  while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
-    outcome = yield* runStep(run);
+  let outcome: StepOutcome = { kind: "continue" };
+  try {
+    if (first) outcome = yield* first;
+    while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
+      outcome = yield* runStep(run);
+    }
+  } catch (error) {
+    // Errors from between steps (prepareStep, say) carry the transcript too.
+    if (error instanceof TollgateError && !error.messages) error.messages = run.messages.slice();
+    throw error;
   }
   const result = await run.race(resultOf(run, outcome));
   yield {

@@ -391,7 +391,12 @@ describe("policy.decideToolCall", () => {
     expect(result.steps[0]!.calls[0]!.result).toMatchObject({ output: "contents" });
     expect(result.steps[0]!.calls[1]!.result).toBeUndefined();
     expect(result.pending).toEqual([
-      { toolCallId: "s1", toolName: "send", args: { to: "z", times: 1 }, digest: expect.any(String) },
+      {
+        toolCallId: "s1",
+        toolName: "send",
+        args: { to: "z", times: 1 },
+        digest: expect.any(String),
+      },
     ]);
     expect(JSON.parse(JSON.stringify(result.state))).toMatchObject({
       status: "needs_approval",
@@ -536,7 +541,9 @@ describe("policy.prepareStep", () => {
         tools: [send, read],
         policy: { prepareStep },
       }).run("go");
-    await expect(run(() => ["nope"] as never)).rejects.toThrow(UnknownToolError);
+    const unknown = await run(() => ["nope"] as never).catch((error) => error);
+    expect(unknown).toBeInstanceOf(UnknownToolError);
+    expect(unknown.messages).toEqual([{ role: "user", content: "go" }]);
     await expect(run(() => ({ tools: ["read"], callable: ["send"] }) as never)).rejects.toThrow(
       UnknownToolError,
     );
