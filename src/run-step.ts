@@ -168,6 +168,7 @@ function applyOutcome<Deps>(slot: CallSlot<Deps>, outcome: GateOutcome): void {
     case "unavailable":
     case "invalid":
     case "block":
+      record.reason = outcome.message;
       fail(outcome.message);
       return;
     case "deny":

@@ -85,7 +85,12 @@ describe("events", () => {
         by: "default",
         call: { id: "c1", name: "echo", args: { text: "hi" } },
       },
-      { toolCallId: "c2", verdict: "unavailable", by: "default" },
+      {
+        toolCallId: "c2",
+        verdict: "unavailable",
+        by: "default",
+        reason: expect.stringMatching(/^tool missing is not available/),
+      },
     ]);
     const results = events.filter((e) => e.type === "tool-result");
     expect(results).toMatchObject([

@@ -35,7 +35,7 @@ export function scriptedProvider(
     async (request, step) => {
       if (used >= script.length) {
         throw new TollgateError(
-          `scriptedProvider: the model was called for step ${step}, but the script has only ${script.length} turn(s); add a turn or end the run sooner`,
+          `scriptedProvider: the model was called for step ${step} (its call #${step + 1}; steps count from 0 when one run uses the provider), but the script has only ${script.length} turn(s); add a turn or end the run sooner`,
         );
       }
       return reply(script[used++]!, request);

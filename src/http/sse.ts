@@ -1,0 +1,153 @@
+/** One server-sent event, as the WHATWG EventSource rules define it. */
+export interface SSEEvent {
+  /** The `event:` field, or `undefined` when the event had none (the spec's "message"). */
+  event: string | undefined;
+  /** The `data:` lines of the event, joined with "\n". */
+  data: string;
+  /** The last `id:` seen in the stream so far (it carries over to later events). */
+  id: string | undefined;
+  /** The `retry:` field of this event in ms, when it had a valid one. */
+  retry: number | undefined;
+}
+
+/** An incremental SSE parser: feed it text in chunks split anywhere, then call `end()`. */
+export interface SSEParser {
+  /** Parses one chunk of decoded text; complete events go to `onEvent` at once. */
+  feed(chunk: string): void;
+  /** Flushes a last line and event that the stream did not terminate with a blank line. */
+  end(): void;
+}
+
+const LF = 10;
+const COLON = 58;
+const SPACE = 32;
+
+/**
+ * Creates an incremental server-sent-events parser. It handles LF, CR and CRLF line ends (also
+ * a CRLF split between two chunks), `:` comments, multi-line `data:`, `event:`, `id:` and
+ * `retry:`. Unlike a browser, `end()` still delivers a final event that lacks its blank line,
+ * since some servers close the stream right after the last `data:` line.
+ *
+ * @example
+ * const parser = createSSEParser((event) => console.log(event.event, event.data));
+ * parser.feed("event: ping\ndata: {}\n\n");
+ */
+export function createSSEParser(onEvent: (event: SSEEvent) => void): SSEParser {
+  // The start of a line that has not ended yet (whole chunks appended; searched only once).
+  let pending = "";
+  let started = false;
+  let skipLeadingLF = false;
+  let data = "";
+  let hasData = false;
+  let eventType: string | undefined;
+  let lastId: string | undefined;
+  let retry: number | undefined;
+
+  function dispatch(): void {
+    if (hasData) onEvent({ event: eventType, data, id: lastId, retry });
+    data = "";
+    hasData = false;
+    eventType = undefined;
+    retry = undefined;
+  }
+
+  function processLine(text: string, start: number, end: number): void {
+    if (start === end) {
+      dispatch();
+      return;
+    }
+    if (text.charCodeAt(start) === COLON) return;
+    let colon = text.indexOf(":", start);
+    if (colon === -1 || colon > end) colon = end;
+    const field = text.slice(start, colon);
+    let valueStart = colon + 1;
+    if (valueStart < end && text.charCodeAt(valueStart) === SPACE) valueStart++;
+    const value = valueStart < end ? text.slice(valueStart, end) : "";
+    switch (field) {
+      case "data":
+        data = hasData ? `${data}\n${value}` : value;
+        hasData = true;
+        return;
+      case "event":
+        eventType = value;
+        return;
+      case "id":
+        if (!value.includes("\0")) lastId = value;
+        return;
+      case "retry":
+        if (/^\d+$/.test(value)) retry = Number(value);
+    }
+  }
+
+  function feed(chunk: string): void {
+    if (chunk === "") return;
+    let text = chunk;
+    if (!started) {
+      started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    let pos = 0;
+    if (skipLeadingLF) {
+      if (text.charCodeAt(0) === LF) pos = 1;
+      skipLeadingLF = false;
+    }
+    let nextCR = text.indexOf("\r", pos);
+    let nextLF = text.indexOf("\n", pos);
+    while (nextCR !== -1 || nextLF !== -1) {
+      const lineEnd = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextCR, nextLF);
+      if (pending !== "") {
+        const line = pending + text.slice(pos, lineEnd);
+        pending = "";
+        processLine(line, 0, line.length);
+      } else processLine(text, pos, lineEnd);
+      pos = lineEnd + 1;
+      if (lineEnd === nextCR) {
+        if (pos === text.length) skipLeadingLF = true;
+        else if (text.charCodeAt(pos) === LF) pos++;
+      }
+      if (nextCR !== -1 && nextCR < pos) nextCR = text.indexOf("\r", pos);
+      if (nextLF !== -1 && nextLF < pos) nextLF = text.indexOf("\n", pos);
+    }
+    if (pos < text.length) pending += pos === 0 ? text : text.slice(pos);
+  }
+
+  function end(): void {
+    if (pending !== "") {
+      const line = pending;
+      pending = "";
+      processLine(line, 0, line.length);
+    }
+    skipLeadingLF = false;
+    dispatch();
+  }
+
+  return { feed, end };
+}
+
+/**
+ * Reads a byte stream of server-sent events, decoding UTF-8 across chunk boundaries.
+ * Cancel it by aborting the request the stream belongs to.
+ */
+export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
+  let queue: SSEEvent[] = [];
+  const parser = createSSEParser((event) => queue.push(event));
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (queue.length > 0) {
+        const ready = queue;
+        queue = [];
+        yield* ready;
+      }
+    }
+    parser.feed(decoder.decode());
+    parser.end();
+    yield* queue;
+  } finally {
+    reader.releaseLock();
+  }
+}

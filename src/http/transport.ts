@@ -1,0 +1,228 @@
+import { messageOf, ProviderError } from "../errors.js";
+import type { ModelSettings } from "../provider.js";
+import { firstEnv } from "./env.js";
+import { httpError, parseJson } from "./provider-errors.js";
+import {
+  backoffMs,
+  isRetryableResponse,
+  MAX_RETRY_AFTER_MS,
+  retryAfterMs,
+  sleep,
+} from "./retry.js";
+import { readSSE, type SSEEvent } from "./sse.js";
+
+/** Options every HTTP adapter takes. */
+export interface HttpProviderOptions {
+  /** The model id, e.g. `"gpt-4.1-mini"`. */
+  model: string;
+  /** The API key. When left out it is read from the provider's environment variable at each request. */
+  apiKey?: string;
+  /** Where the API lives; each adapter documents its default. */
+  baseURL?: string;
+  /** Extra headers for every request (they override the adapter's own). */
+  headers?: Record<string, string>;
+  /** The `fetch` to use; defaults to the global one. */
+  fetch?: typeof fetch;
+  /**
+   * Limit for one attempt in ms, from sending the request until the whole answer (the whole
+   * stream, too) is read. Default 10 minutes; `0` or `Infinity` turn it off.
+   */
+  timeoutMs?: number;
+  /** Retries after the first attempt for 408/409/429/5xx, network errors and timeouts. Default 2. */
+  maxRetries?: number;
+  /** Default settings for every request; a request's own settings win key by key. */
+  settings?: ModelSettings;
+}
+
+/** How an adapter authenticates: where its key comes from and which headers carry it. */
+export interface TransportAuth {
+  /** The key given in the options, if any. */
+  apiKey: string | undefined;
+  /** Environment variables to read the key from, in order. */
+  env: readonly string[];
+  /** Whether a request without a key is refused before it is sent. */
+  required: boolean;
+  /** The headers that carry the key. */
+  headers(apiKey: string): Record<string, string>;
+}
+
+/** What `createTransport` needs. */
+export interface TransportConfig
+  extends Pick<HttpProviderOptions, "headers" | "fetch" | "timeoutMs" | "maxRetries"> {
+  /** The provider's name, used in error messages. */
+  provider: string;
+  baseURL: string;
+  auth: TransportAuth;
+}
+
+/** POSTs JSON to one API, with retries, a timeout and abort. */
+export interface Transport {
+  /** POSTs `body` to `path` and returns the parsed JSON answer. */
+  json(path: string, body: unknown, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * POSTs `body` to `path` and yields the server-sent events of the answer. Retries happen only
+   * until the stream starts; stopping the iteration closes the connection.
+   */
+  events(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<SSEEvent>;
+}
+
+/** Default per-attempt timeout: 10 minutes. */
+export const DEFAULT_TIMEOUT_MS = 600_000;
+/** Default number of retries after the first attempt. */
+export const DEFAULT_MAX_RETRIES = 2;
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface Attempt {
+  readonly signal: AbortSignal;
+  /** Closes the connection. */
+  abort(): void;
+  /** Stops the timer and lets go of the caller's signal. */
+  dispose(): void;
+  /** The `ProviderError` a thrown fetch or body-read error stands for. */
+  failure(error: unknown): ProviderError;
+}
+
+type Outcome<T> = { value: T } | { error: ProviderError; waitMs?: number };
+
+/**
+ * Creates the transport an adapter sends its requests through. Keys are read lazily, never
+ * logged, and scrubbed from error messages.
+ */
+export function createTransport(config: TransportConfig): Transport {
+  const { provider, auth } = config;
+  const baseURL = config.baseURL.replace(/\/+$/, "");
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES);
+
+  function startAttempt(signal: AbortSignal | undefined): Attempt {
+    const controller = new AbortController();
+    let timedOut = false;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer =
+      timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+          }, timeoutMs)
+        : undefined;
+    return {
+      signal: controller.signal,
+      abort: () => controller.abort(),
+      dispose() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      },
+      failure(error) {
+        if (error instanceof ProviderError) return error;
+        if (timedOut) {
+          return new ProviderError(`${provider} request timed out after ${timeoutMs} ms`, {
+            retryable: true,
+            provider,
+            cause: error,
+          });
+        }
+        const reason = error instanceof Error && error.cause ? error.cause : error;
+        return new ProviderError(`${provider} connection failed: ${messageOf(reason)}`, {
+          retryable: true,
+          provider,
+          cause: error,
+        });
+      },
+    };
+  }
+
+  function requestHeaders(): { headers: Record<string, string>; key?: string } {
+    const key = auth.apiKey ?? firstEnv(auth.env);
+    if (key === undefined && auth.required) {
+      throw new ProviderError(
+        `${provider}: no API key; pass \`apiKey\` or set ${auth.env.join(" or ")}`,
+        { retryable: false, provider },
+      );
+    }
+    const headers = {
+      "content-type": "application/json",
+      ...(key !== undefined && auth.headers(key)),
+      ...config.headers,
+    };
+    return key === undefined ? { headers } : { headers, key };
+  }
+
+  async function once<T>(
+    url: string,
+    init: RequestInit,
+    key: string | undefined,
+    attempt: Attempt,
+    accept: (response: Response, attempt: Attempt) => Promise<T>,
+  ): Promise<Outcome<T>> {
+    try {
+      const response = await (config.fetch ?? fetch)(url, { ...init, signal: attempt.signal });
+      if (response.ok) return { value: await accept(response, attempt) };
+      const text = await response.text();
+      const retryable = isRetryableResponse(response.status, response.headers);
+      const error = httpError(provider, response.status, text, retryable, key);
+      const waitMs = retryAfterMs(response.headers);
+      return waitMs === undefined ? { error } : { error, waitMs };
+    } catch (error) {
+      return { error: attempt.failure(error) };
+    }
+  }
+
+  async function send<T>(
+    path: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+    accept: (response: Response, attempt: Attempt) => Promise<T>,
+  ): Promise<T> {
+    const { headers, key } = requestHeaders();
+    const init: RequestInit = { method: "POST", headers, body: JSON.stringify(body) };
+    for (let retry = 0; ; retry++) {
+      signal?.throwIfAborted();
+      const attempt = startAttempt(signal);
+      const outcome = await once(`${baseURL}${path}`, init, key, attempt, accept);
+      if ("value" in outcome) return outcome.value;
+      attempt.dispose();
+      signal?.throwIfAborted();
+      const { error, waitMs } = outcome;
+      // A server asking for a long pause gets its error back at once, still marked retryable.
+      if (!error.retryable || retry >= maxRetries || (waitMs ?? 0) > MAX_RETRY_AFTER_MS)
+        throw error;
+      await sleep(waitMs ?? backoffMs(retry), signal);
+    }
+  }
+
+  return {
+    json: (path, body, signal) =>
+      send(path, body, signal, async (response, attempt) => {
+        try {
+          return parseJson(provider, await response.text());
+        } finally {
+          attempt.dispose();
+        }
+      }),
+
+    async *events(path, body, signal) {
+      const { response, attempt } = await send(path, body, signal, async (response, attempt) => ({
+        response,
+        attempt,
+      }));
+      let finished = false;
+      try {
+        if (!response.body) {
+          throw new ProviderError(`${provider} sent an empty stream`, {
+            retryable: true,
+            provider,
+          });
+        }
+        yield* readSSE(response.body);
+        finished = true;
+      } catch (error) {
+        signal?.throwIfAborted();
+        throw attempt.failure(error);
+      } finally {
+        attempt.dispose();
+        if (!finished) attempt.abort();
+      }
+    },
+  };
+}

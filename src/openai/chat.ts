@@ -1,0 +1,48 @@
+import { withDefaultSettings } from "../http/settings.js";
+import { defineProvider, type ModelRequest, type Provider } from "../provider.js";
+import { chatBody, type MaxTokensParam } from "./chat-request.js";
+import { chatResponse } from "./chat-response.js";
+import { chatStreamParts } from "./chat-stream.js";
+import {
+  OPENAI_BASE_URL,
+  type OpenAIOptions,
+  openAIBaseURL,
+  openAITransport,
+} from "./openai-transport.js";
+
+/** Options of `openAIChat`. */
+export interface OpenAIChatOptions extends OpenAIOptions {
+  /**
+   * The body field for `maxOutputTokens`. Default: `max_completion_tokens` for api.openai.com
+   * (its reasoning models refuse `max_tokens`), `max_tokens` for any other server.
+   */
+  maxTokensParam?: MaxTokensParam;
+}
+
+/**
+ * A provider for the OpenAI Chat Completions API, and so for every server that speaks it:
+ * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq, xAI… (set `baseURL`). Streams with
+ * `stream_options.include_usage`; settings keys it does not map (e.g. `reasoning_effort`,
+ * `parallel_tool_calls`) are copied into the request body.
+ *
+ * @example
+ * const provider = openAIChat({ model: "gpt-4.1-mini" }); // key from OPENAI_API_KEY
+ * const local = openAIChat({ model: "qwen3:8b", baseURL: "http://localhost:11434/v1" });
+ */
+export function openAIChat(options: OpenAIChatOptions): Provider {
+  const name = options.name ?? "openai";
+  const transport = openAITransport(options, name);
+  const maxTokensParam =
+    options.maxTokensParam ??
+    (openAIBaseURL(options).startsWith(OPENAI_BASE_URL) ? "max_completion_tokens" : "max_tokens");
+  const body = (request: ModelRequest, stream: boolean) =>
+    chatBody(options.model, withDefaultSettings(request, options.settings), stream, maxTokensParam);
+  return defineProvider({
+    name,
+    model: options.model,
+    generate: async (request, { signal }) =>
+      chatResponse(name, await transport.json("/chat/completions", body(request, false), signal)),
+    stream: (request, { signal }) =>
+      chatStreamParts(name, transport.events("/chat/completions", body(request, true), signal)),
+  });
+}

@@ -1,0 +1,107 @@
+import { embeddedError } from "../http/provider-errors.js";
+import { makeUsage } from "../http/usage.js";
+import type { AssistantPart, Usage } from "../messages.js";
+import type { FinishReason, ModelResponse } from "../provider.js";
+import { encodeReasoningSignature } from "./reasoning-signature.js";
+
+/** A Responses API output item, as far as this adapter reads it. */
+export interface OutputItem {
+  type?: string;
+  id?: string;
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+  encrypted_content?: string | null;
+  summary?: { type?: string; text?: string }[];
+  content?: { type?: string; text?: string; refusal?: string }[];
+}
+
+/** A Responses API `response` object, as far as this adapter reads it. */
+export interface ResponseObject {
+  status?: string;
+  output?: OutputItem[];
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    total_tokens?: number;
+    input_tokens_details?: { cached_tokens?: number } | null;
+    output_tokens_details?: { reasoning_tokens?: number } | null;
+  } | null;
+  incomplete_details?: { reason?: string } | null;
+  error?: unknown;
+}
+
+/** Maps Responses API usage. */
+export const responsesUsage = (usage: ResponseObject["usage"]): Usage =>
+  makeUsage({
+    input: usage?.input_tokens,
+    output: usage?.output_tokens,
+    total: usage?.total_tokens,
+    cachedInput: usage?.input_tokens_details?.cached_tokens,
+    reasoning: usage?.output_tokens_details?.reasoning_tokens,
+  });
+
+/**
+ * The finish reason of a response: "tool-calls" when it holds function calls, "length" or
+ * "content-filter" for an incomplete one, else "stop". A failed response throws its error.
+ */
+export function responsesFinishReason(provider: string, response: ResponseObject): FinishReason {
+  if (response.status === "failed") {
+    throw embeddedError(provider, { error: response.error }, JSON.stringify(response));
+  }
+  if (response.status === "incomplete") {
+    const reason = response.incomplete_details?.reason;
+    return reason === "max_output_tokens"
+      ? "length"
+      : reason === "content_filter"
+        ? "content-filter"
+        : "other";
+  }
+  return response.output?.some((item) => item.type === "function_call") ? "tool-calls" : "stop";
+}
+
+/** The text of a reasoning item's summary parts, separated by blank lines. */
+export const summaryText = (item: OutputItem): string =>
+  (item.summary ?? []).map((part) => part.text ?? "").join("\n\n");
+
+/**
+ * Maps one output item to assistant parts: a reasoning item to a reasoning part whose
+ * `signature` carries the item (see `encodeReasoningSignature`), a message to text parts (a
+ * refusal counts as text), a function call to a tool-call part keyed by its `call_id`.
+ */
+export function outputItemParts(item: OutputItem): AssistantPart[] {
+  switch (item.type) {
+    case "reasoning": {
+      const signature = encodeReasoningSignature(item);
+      const text = summaryText(item);
+      return [signature ? { type: "reasoning", text, signature } : { type: "reasoning", text }];
+    }
+    case "message":
+      return (item.content ?? []).flatMap((content): AssistantPart[] => {
+        const text = content.type === "refusal" ? content.refusal : content.text;
+        return text ? [{ type: "text", text }] : [];
+      });
+    case "function_call":
+      return [
+        {
+          type: "tool-call",
+          id: item.call_id ?? item.id ?? "",
+          name: item.name ?? "",
+          args: item.arguments ?? "",
+        },
+      ];
+    default:
+      return [];
+  }
+}
+
+/** Maps a whole (non-streamed) Responses API `response` object. */
+export function responsesResponse(provider: string, body: unknown): ModelResponse {
+  const response = body as ResponseObject;
+  return {
+    parts: (response.output ?? []).flatMap(outputItemParts),
+    finishReason: responsesFinishReason(provider, response),
+    usage: responsesUsage(response.usage),
+    raw: body,
+  };
+}

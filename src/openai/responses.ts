@@ -1,0 +1,36 @@
+import { withDefaultSettings } from "../http/settings.js";
+import { defineProvider, type ModelRequest, type Provider } from "../provider.js";
+import { type OpenAIOptions, openAITransport } from "./openai-transport.js";
+import { responsesBody } from "./responses-request.js";
+import { responsesResponse } from "./responses-response.js";
+import { responsesStreamParts } from "./responses-stream.js";
+
+/** Options of `openAIResponses`. */
+export type OpenAIResponsesOptions = OpenAIOptions;
+
+/**
+ * A provider for the OpenAI Responses API. Reasoning items come back as reasoning parts whose
+ * `signature` holds the item id and its encrypted content, and go back to the API on the next
+ * call, as reasoning models need across tool calls. For stateless use (`store: false`) ask for
+ * the encrypted content, as below.
+ *
+ * @example
+ * const provider = openAIResponses({
+ *   model: "gpt-5-mini",
+ *   settings: { store: false, include: ["reasoning.encrypted_content"] },
+ * });
+ */
+export function openAIResponses(options: OpenAIResponsesOptions): Provider {
+  const name = options.name ?? "openai";
+  const transport = openAITransport(options, name);
+  const body = (request: ModelRequest, stream: boolean) =>
+    responsesBody(options.model, withDefaultSettings(request, options.settings), stream);
+  return defineProvider({
+    name,
+    model: options.model,
+    generate: async (request, { signal }) =>
+      responsesResponse(name, await transport.json("/responses", body(request, false), signal)),
+    stream: (request, { signal }) =>
+      responsesStreamParts(name, transport.events("/responses", body(request, true), signal)),
+  });
+}

@@ -1,0 +1,320 @@
+/**
+ * Every file in examples/ runs here, so no example can rot: each is started as its own process
+ * (stdin closed, no OpenAI variables, so the scripted model is used), all at once, and must exit
+ * 0 and print its key lines. Examples that export `main()` are also run in-process so the value
+ * they return can be checked. The README's code snippets must be excerpts of the examples.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { RunResult } from "tollgate";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const examplesDir = join(root, "examples");
+const examples = readdirSync(examplesDir)
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+  .sort();
+
+/** Lines an example must print, beyond exiting 0. Examples not listed must print something. */
+const expectedOutput: Record<string, RegExp[]> = {
+  "demo.ts": [
+    /list_files \{\}\s+ALLOW \(by default\)/,
+    /write_file \{"path":"summary\.txt".*ALLOW \(by default\)/,
+    /read_file \{"path":"\.\.\/\.\.\/etc\/passwd"\}\s+BLOCK \(by hook:1: .* is outside the sandbox/,
+    /read_file \{"path":"\/etc\/hosts"\}\s+BLOCK \(by hook:1: .* is outside the sandbox/,
+    /error \/etc\/passwd is outside the sandbox/,
+    /stdin is not a terminal: denied automatically/,
+    /delete_file \{"path":"old-draft\.txt"\}\s+DENY \(by policy: auto-denied, stdin is not a TTY\)/,
+    /^\d+\s+delete_file .*\s+deny\s+policy\s+error: the call to delete_file/m,
+    /old-draft\.txt is still there/,
+    /status completed after 6 steps/,
+    /^usage: \d+ input \+ \d+ output = \d+ tokens$/m,
+  ],
+  "quickstart.ts": [/^It is 21 °C in Oslo\.$/m, /get_weather \{"city":"Oslo"\}: allow by default/],
+  "tools.ts": [
+    /add \(maxRetries 1\): \{"a":\{"type":"number"\},"b":\{"type":"number"\}\}/,
+    /error add: "invalid arguments for tool add: b: /,
+    /error find_user: "no user 42; the ids are 1, 2, 3"/,
+    /ok {4}find_user: \{"id":2,"name":"Bo"\}/,
+  ],
+  "toolset.ts": [
+    /^true a tool named "read_note" is already in the toolset/m,
+    /^true no tool named "send_email" in the toolset/m,
+    /delete_note: unavailable → "tool delete_note is not available in this step/,
+    /note still there: true/,
+  ],
+  "hooks.ts": [
+    /search \{"query":"tollgate docs"\}: result by hook:2/,
+    /fetch_url .*: block by hook:3 → "only https:\/\/ URLs may be fetched"/,
+    /send_email \{"to":"ana@example\.com".*: allow by hook:4/,
+    /send_email \{"to":"bo@elsewhere\.org".*: needs-approval by hook:4 → \(pending\)/,
+    /waiting for a human: send_email \{"to":"bo@elsewhere\.org","body":"Hi Bo"\}/,
+    /stopReason: the model tried to send an API key/,
+  ],
+  "policy.ts": [
+    /step 0: shown \[search,read_page,final_answer\], callable \[search\]/,
+    /read_page: unavailable by default/,
+    /read_page: deny by policy \(other\.example\.net is not on the allowlist\)/,
+    /status: ended_by_tool, ended by final_answer/,
+  ],
+  "events.ts": [
+    /get_time: allow by default/,
+    /a step-finish listener failed: Error: oops/,
+    /run-finish: completed/,
+    /text deltas: Chec\|king\|/,
+  ],
+  "testing.ts": [/^5 checks passed$/m],
+};
+
+/** Checks of the value `main()` returns, for examples run in-process. */
+const expectedValue: Record<string, (value: any) => void> = {
+  "quickstart.ts": (result: RunResult) => {
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("It is 21 °C in Oslo.");
+    expect(result.steps[0]!.calls[0]!.result?.output).toEqual({ city: "Oslo", tempC: 21 });
+  },
+  "tools.ts": (result: RunResult) => {
+    expect(result.status).toBe("completed");
+    const first = result.steps[0]!.calls;
+    expect(first.map((call) => [call.toolName, call.verdict, call.result?.isError])).toEqual([
+      ["find_user", "allow", true], // ran, threw RetryError
+      ["add", "invalid", true],
+      ["shout", "allow", false],
+    ]);
+    expect(result.steps[1]!.calls.map((call) => call.result?.output)).toEqual([
+      { id: 2, name: "Bo" },
+      5,
+    ]);
+  },
+  "toolset.ts": (result: RunResult) => {
+    expect(result.steps[0]!.tools).toEqual(["read_note"]);
+    expect(result.steps[0]!.calls.map((call) => call.verdict)).toEqual(["allow", "unavailable"]);
+  },
+  "hooks.ts": ({ paused, stopped }: { paused: RunResult; stopped: RunResult }) => {
+    expect(paused.status).toBe("needs_approval");
+    expect(paused.pending).toMatchObject([
+      {
+        toolCallId: "call_1_0",
+        toolName: "send_email",
+        args: { to: "bo@elsewhere.org", body: "Hi Bo" },
+      },
+    ]);
+    expect(paused.steps[0]!.calls.map((call) => `${call.verdict} ${call.by}`)).toEqual([
+      "result hook:2",
+      "allow default",
+      "block hook:3",
+      "allow hook:4",
+    ]);
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.stopReason).toBe("the model tried to send an API key");
+  },
+  "policy.ts": (result: RunResult) => {
+    expect(result.status).toBe("ended_by_tool");
+    expect(result.endedBy?.name).toBe("final_answer");
+    expect(result.steps.map((step) => step.callable)).toEqual([
+      ["search"],
+      ["read_page", "final_answer"],
+      ["read_page", "final_answer"],
+    ]);
+    expect(result.steps[1]!.calls.map((call) => call.verdict)).toEqual(["deny", "allow"]);
+  },
+  "events.ts": ({ counts, streamed }: { counts: Record<string, number>; streamed: string }) => {
+    expect(counts).toMatchObject({ "run-start": 1, "tool-decision": 1, "run-finish": 1 });
+    expect(streamed.replaceAll("|", "")).toBe("Checking.It is 12:00 in Lima.");
+  },
+  "testing.ts": (passed: string[]) => {
+    expect(passed).toHaveLength(5);
+  },
+};
+
+interface ExampleRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const TIMEOUT_MS = 60_000;
+
+/** Runs one example the way a user would (`tsx examples/<file>`), with stdin closed. */
+function runExample(file: string, extraEnv: Record<string, string> = {}): Promise<ExampleRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"]) delete env[name];
+  Object.assign(env, extraEnv);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join("examples", file)], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: TIMEOUT_MS,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** The body of a Chat Completions request, as far as the demo test reads it. */
+interface ChatRequest {
+  model: string;
+  tools: { function: { name: string } }[];
+}
+
+/**
+ * A local stand-in for an OpenAI-compatible server: the first request gets a streamed tool
+ * call (an escape attempt), every later one a streamed text answer.
+ */
+async function fakeOpenAIServer(): Promise<{
+  url: string;
+  requests: ChatRequest[];
+  close(): void;
+}> {
+  const requests: ChatRequest[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      requests.push(JSON.parse(body) as ChatRequest);
+      const event = (delta: object, finishReason: string | null = null) => {
+        const choices = [{ index: 0, delta, finish_reason: finishReason }];
+        return `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", choices })}\n\n`;
+      };
+      const escapeAttempt = {
+        index: 0,
+        id: "call_1",
+        type: "function",
+        function: { name: "read_file", arguments: '{"path":"/etc/hosts"}' },
+      };
+      const events =
+        requests.length === 1
+          ? [event({ tool_calls: [escapeAttempt] }), event({}, "tool_calls")]
+          : [event({ content: "I may not read /etc/hosts." }), event({}, "stop")];
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(`${events.join("")}data: [DONE]\n\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => server.close() };
+}
+
+/**
+ * The README's `ts` snippets, each with the example file linked in the line before it (or
+ * before the snippet it follows).
+ */
+function readmeSnippets(): { file: string; code: string }[] {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const snippets: { file: string; code: string }[] = [];
+  let file: string | undefined;
+  for (const [index, text] of readme.split(/^```/m).entries()) {
+    if (index % 2 === 0) {
+      file = /\(examples\/([\w-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
+    } else if (text.startsWith("ts\n")) {
+      snippets.push({ file: file ?? "(no example linked)", code: text.slice(3) });
+    }
+  }
+  return snippets;
+}
+
+describe("README", () => {
+  const snippets = readmeSnippets();
+
+  it("shows snippets from the examples", () => {
+    expect(snippets.length).toBeGreaterThan(6);
+  });
+
+  // A snippet is an excerpt: its lines appear in the example in the same order (indentation
+  // and skipped lines aside), so the README cannot drift from code that runs.
+  it.each(snippets.map((snippet, index) => [index, snippet.file, snippet.code] as const))(
+    "snippet %i is an excerpt of %s",
+    (_, file, code) => {
+      expect(examples).toContain(file);
+      const source = readFileSync(join(examplesDir, file), "utf8")
+        .split("\n")
+        .map((line) => line.trim());
+      let at = 0;
+      for (const line of code.split("\n").map((text) => text.trim())) {
+        if (line === "") continue;
+        const found = source.indexOf(line, at);
+        expect(found, `README line not found in order in examples/${file}: ${line}`).not.toBe(-1);
+        at = found + 1;
+      }
+    },
+  );
+});
+
+describe("examples", () => {
+  const runs = new Map<string, Promise<ExampleRun>>();
+  beforeAll(() => {
+    for (const file of examples) runs.set(file, runExample(file)); // all at once
+  });
+
+  it("has every example listed above", () => {
+    for (const file of Object.keys(expectedOutput)) expect(examples).toContain(file);
+  });
+
+  it.each(examples)("%s runs and exits 0", { timeout: TIMEOUT_MS + 5_000 }, async (file) => {
+    const { code, signal, stdout, stderr } = await runs.get(file)!;
+    expect({ code, signal }, `${stdout}\n${stderr}`).toEqual({ code: 0, signal: null });
+    const expected = expectedOutput[file];
+    if (expected) expect(stderr).toBe(""); // ours print nothing there
+    for (const line of expected ?? [/\S/]) expect(stdout).toMatch(line);
+  });
+
+  it("demo.ts removes its sandbox", async () => {
+    const { stdout } = await runs.get("demo.ts")!;
+    const sandbox = /removed the sandbox (\S+)/.exec(stdout)?.[1];
+    expect(sandbox).toBeDefined();
+    expect(existsSync(sandbox!)).toBe(false);
+  });
+
+  it("demo.ts uses an OpenAI-compatible endpoint when OPENAI_BASE_URL is set", {
+    timeout: TIMEOUT_MS + 5_000,
+  }, async () => {
+    const server = await fakeOpenAIServer();
+    try {
+      const { code, stdout, stderr } = await runExample("demo.ts", {
+        OPENAI_BASE_URL: `${server.url}/v1`,
+        OPENAI_MODEL: "fake-model",
+      });
+      expect(code, `${stdout}\n${stderr}`).toBe(0);
+      expect(stdout).toMatch(/model openai\/fake-model/);
+      expect(stdout).toMatch(
+        /read_file \{"path":"\/etc\/hosts"\}\s+BLOCK \(by hook:1: .* is outside the sandbox/,
+      );
+      expect(stdout).toMatch(/model: I may not read \/etc\/hosts\./);
+      expect(server.requests.map((request) => request.model)).toEqual(["fake-model", "fake-model"]);
+      expect(server.requests[0]!.tools.map((spec) => spec.function.name)).toEqual([
+        "list_files",
+        "read_file",
+        "write_file",
+        "delete_file",
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it.each(Object.keys(expectedValue))("%s main() returns what it shows", async (file) => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const example = await import(pathToFileURL(join(examplesDir, file)).href);
+      expectedValue[file]!(await example.main());
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
