@@ -40,6 +40,7 @@ export type {
   ProviderDefinition,
 } from "./provider.js";
 export { defineProvider } from "./provider.js";
+export { collectResponse } from "./response-assembler.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
 export type {
   CallRecord,

@@ -58,7 +58,10 @@ export class ResponseAssembler {
   private addReasoning(text: string, signature: string | undefined): void {
     const last = this.parts[this.parts.length - 1];
     // A signature closes a reasoning block: text after it starts a new one.
-    if (last?.type === "reasoning" && (last.signature === undefined || text === "")) {
+    if (
+      last?.type === "reasoning" &&
+      (last.signature === undefined || (text === "" && signature === undefined))
+    ) {
       last.text += text;
       if (signature !== undefined) last.signature = signature;
       return;

@@ -68,6 +68,13 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "custom-provider.ts": [/^2 \+ 3 = 5\.$/m, /completed after 2 steps, 35 tokens/],
+  "approval-across-processes.ts": [
+    /paused: pay \{"invoice":"INV-7","amountEur":250\} needs approval/,
+    /resumed in process \d+: completed: Invoice INV-7 is paid\./,
+    /resumed again: state .* was already resumed/,
+    /payments made: 1 \(INV-7 250\)/,
+  ],
 };
 
 /** Checks of the value `main()` returns, for examples run in-process. */

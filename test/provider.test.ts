@@ -57,6 +57,23 @@ describe("defineProvider", () => {
     });
   });
 
+  it("keeps each signed reasoning block apart, even a signed block with no text", async () => {
+    const provider = defineProvider({
+      name: "p",
+      model: "m",
+      stream: async function* () {
+        yield { type: "reasoning-delta", text: "thought" };
+        yield { type: "reasoning-delta", text: "", signature: "sig-1" };
+        yield { type: "reasoning-delta", text: "", signature: "sig-redacted" };
+        yield { type: "finish", finishReason: "stop", usage };
+      },
+    });
+    expect((await provider.generate(request, {})).parts).toEqual([
+      { type: "reasoning", text: "thought", signature: "sig-1" },
+      { type: "reasoning", text: "", signature: "sig-redacted" },
+    ]);
+  });
+
   it("gives calls without an id, or with a repeated id, ids of their own", async () => {
     const provider = defineProvider({
       name: "p",

@@ -1,6 +1,6 @@
+import { defineProvider, type ModelRequest, type Provider } from "tollgate";
 import { withDefaultSettings } from "../http/settings.js";
 import { createTransport, type HttpProviderOptions } from "../http/transport.js";
-import { defineProvider, type ModelRequest, type Provider } from "../provider.js";
 import { anthropicBody } from "./request.js";
 import { anthropicResponse } from "./response.js";
 import { anthropicStreamParts } from "./stream.js";

@@ -1,7 +1,7 @@
-import { ProviderError } from "../errors.js";
+import type { ModelStreamPart } from "tollgate";
+import { ProviderError } from "tollgate";
 import { embeddedError, parseJson, truncatedStream } from "../http/provider-errors.js";
 import type { SSEEvent } from "../http/sse.js";
-import type { ModelStreamPart } from "../provider.js";
 import {
   type AnthropicUsage,
   anthropicFinishReason,

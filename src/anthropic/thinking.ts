@@ -1,4 +1,4 @@
-import type { AssistantPart } from "../messages.js";
+import type { AssistantPart } from "tollgate";
 
 /**
  * Prefix of the `signature` of a reasoning part that stands for a `redacted_thinking` block:

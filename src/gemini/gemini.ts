@@ -1,9 +1,8 @@
+import type { ModelRequest, ModelStreamPart, Provider } from "tollgate";
+import { collectResponse, defineProvider } from "tollgate";
 import { parseJson, truncatedStream } from "../http/provider-errors.js";
 import { withDefaultSettings } from "../http/settings.js";
 import { createTransport, type HttpProviderOptions } from "../http/transport.js";
-import type { ModelRequest, ModelStreamPart, Provider } from "../provider.js";
-import { defineProvider } from "../provider.js";
-import { collectResponse } from "../response-assembler.js";
 import { geminiBody } from "./request.js";
 import { createCandidateReader, type GenerateContentResponse } from "./response.js";
 

@@ -1,7 +1,6 @@
+import type { AssistantPart, Message, ModelRequest, ToolSpec } from "tollgate";
 import { defined, splitSettings } from "../http/settings.js";
 import { argsObject } from "../http/tool-values.js";
-import type { AssistantPart, Message, ToolSpec } from "../messages.js";
-import type { ModelRequest } from "../provider.js";
 import { toGeminiSchema } from "./schema.js";
 
 type Part = Record<string, unknown>;

@@ -1,7 +1,6 @@
+import type { FinishReason, ModelStreamPart, Usage } from "tollgate";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
-import type { Usage } from "../messages.js";
-import type { FinishReason, ModelStreamPart } from "../provider.js";
 import { newToolCallId } from "../response-assembler.js";
 import { type PartialArg, setPartialArg } from "./partial-args.js";
 

@@ -1,4 +1,4 @@
-import { ProviderError } from "../errors.js";
+import { ProviderError } from "tollgate";
 import { isRetryableStatus } from "./retry.js";
 
 /** What a provider says about an error: its message, its kind (type, code or status) and status. */

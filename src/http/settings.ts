@@ -1,4 +1,4 @@
-import type { ModelRequest, ModelSettings } from "../provider.js";
+import type { ModelRequest, ModelSettings } from "tollgate";
 
 /** The settings every adapter maps, split from the rest, which adapters pass into the body. */
 export interface SplitSettings {

@@ -1,4 +1,4 @@
-import type { ToolResult } from "../messages.js";
+import type { ToolResult } from "tollgate";
 
 /** A tool result's output as the text providers take: strings as they are, the rest as JSON. */
 export const resultText = (result: ToolResult): string =>

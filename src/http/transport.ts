@@ -1,5 +1,5 @@
-import { messageOf, ProviderError } from "../errors.js";
-import type { ModelSettings } from "../provider.js";
+import type { ModelSettings } from "tollgate";
+import { ProviderError } from "tollgate";
 import { firstEnv } from "./env.js";
 import { httpError, parseJson } from "./provider-errors.js";
 import {
@@ -123,11 +123,14 @@ export function createTransport(config: TransportConfig): Transport {
           });
         }
         const reason = error instanceof Error && error.cause ? error.cause : error;
-        return new ProviderError(`${provider} connection failed: ${messageOf(reason)}`, {
-          retryable: true,
-          provider,
-          cause: error,
-        });
+        return new ProviderError(
+          `${provider} connection failed: ${reason instanceof Error ? reason.message : String(reason)}`,
+          {
+            retryable: true,
+            provider,
+            cause: error,
+          },
+        );
       },
     };
   }

@@ -1,4 +1,4 @@
-import type { Usage } from "../messages.js";
+import type { Usage } from "tollgate";
 
 /** Token counts as a provider reports them; anything not a number counts as not reported. */
 export interface UsageCounts {

@@ -1,7 +1,6 @@
+import type { Message, ModelRequest, ToolSpec } from "tollgate";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
-import type { Message, ToolSpec } from "../messages.js";
-import type { ModelRequest } from "../provider.js";
 
 /** Which body field carries `maxOutputTokens`: OpenAI's current one, or the older one local servers read. */
 export type MaxTokensParam = "max_completion_tokens" | "max_tokens";

@@ -1,7 +1,6 @@
+import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
-import type { AssistantPart, Usage } from "../messages.js";
-import type { FinishReason, ModelResponse } from "../provider.js";
 import { newToolCallId } from "../response-assembler.js";
 
 /** The `usage` object of Chat Completions and of the servers that copy it. */

@@ -1,5 +1,5 @@
+import { defineProvider, type ModelRequest, type Provider } from "tollgate";
 import { withDefaultSettings } from "../http/settings.js";
-import { defineProvider, type ModelRequest, type Provider } from "../provider.js";
 import { chatBody, type MaxTokensParam } from "./chat-request.js";
 import { chatResponse } from "./chat-response.js";
 import { chatStreamParts } from "./chat-stream.js";

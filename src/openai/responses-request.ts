@@ -1,7 +1,6 @@
+import type { Message, ModelRequest, ToolSpec } from "tollgate";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
-import type { Message, ToolSpec } from "../messages.js";
-import type { ModelRequest } from "../provider.js";
 import { decodeReasoningSignature } from "./reasoning-signature.js";
 
 type InputItem = Record<string, unknown>;

@@ -1,7 +1,6 @@
+import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
-import type { AssistantPart, Usage } from "../messages.js";
-import type { FinishReason, ModelResponse } from "../provider.js";
 import { encodeReasoningSignature } from "./reasoning-signature.js";
 
 /** A Responses API output item, as far as this adapter reads it. */

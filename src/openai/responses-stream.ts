@@ -1,6 +1,6 @@
+import type { ModelStreamPart } from "tollgate";
 import { embeddedError, parseJson, truncatedStream } from "../http/provider-errors.js";
 import type { SSEEvent } from "../http/sse.js";
-import type { ModelStreamPart } from "../provider.js";
 import { encodeReasoningSignature } from "./reasoning-signature.js";
 import {
   type OutputItem,

@@ -1,5 +1,5 @@
+import { defineProvider, type ModelRequest, type Provider } from "tollgate";
 import { withDefaultSettings } from "../http/settings.js";
-import { defineProvider, type ModelRequest, type Provider } from "../provider.js";
 import { type OpenAIOptions, openAITransport } from "./openai-transport.js";
 import { responsesBody } from "./responses-request.js";
 import { responsesResponse } from "./responses-response.js";

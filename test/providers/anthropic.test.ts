@@ -335,6 +335,42 @@ describe("anthropic stream: mid-stream errors and truncation", () => {
     expect((error as ProviderError).retryable).toBe(false);
   });
 
+  it("streams no deltas for a server tool's input (web search runs on Anthropic's side)", async () => {
+    const event = (data: object) => `event: x\ndata: ${JSON.stringify(data)}\n\n`;
+    const body = [
+      event({ type: "message_start", message: { usage: { input_tokens: 5, output_tokens: 1 } } }),
+      event({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
+      }),
+      event({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"query":"x"}' },
+      }),
+      event({ type: "content_block_stop", index: 0 }),
+      event({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } }),
+      event({
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "text_delta", text: "Found it." },
+      }),
+      event({ type: "content_block_stop", index: 1 }),
+      event({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: 9 },
+      }),
+      event({ type: "message_stop" }),
+    ].join("");
+    const { provider } = await serve([sse(body, {})]);
+    const { response, deltas } = await runStream(provider, userRequest("search"));
+    expect(deltas.some((d) => d.type === "tool-call-delta")).toBe(false);
+    expect(response.parts).toEqual([{ type: "text", text: "Found it." }]);
+    expect(response.usage).toEqual({ inputTokens: 5, outputTokens: 9, totalTokens: 14 });
+  });
+
   it("a stream that ends without message_stop is a ProviderError", async () => {
     const { provider } = await serve([sse(prefix, {})]);
     const { error } = await runStream(provider, userRequest("hi"));

@@ -237,6 +237,28 @@ describe("openAIChat stream: errors and truncation", () => {
   });
 });
 
+describe("openAIChat stream: quirks of some compatible servers (hand-written frames)", () => {
+  it("tool calls without `index`, each whole, and finish_reason stop with calls, end as tool-calls", async () => {
+    const frame = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const body = [
+      frame({ tool_calls: [{ id: "a", function: { name: "one", arguments: '{"x":' } }] }),
+      frame({ tool_calls: [{ function: { arguments: "1}" } }] }),
+      frame({ tool_calls: [{ id: "b", function: { name: "two", arguments: "{}" } }] }),
+      frame({}, "stop"),
+      "data: [DONE]\n\n",
+    ].join("");
+    const { provider } = await serve([sse(body, { split: 5 })]);
+    const { response } = await runStream(provider, userRequest("go"));
+    expect(callsOf(response)).toEqual([
+      { type: "tool-call", id: "a", name: "one", args: '{"x":1}' },
+      { type: "tool-call", id: "b", name: "two", args: "{}" },
+    ]);
+    expect(response.finishReason).toBe("tool-calls");
+    expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+  });
+});
+
 describe("openAIChat generate (non-streaming bodies)", () => {
   const cases = [
     {

@@ -10,10 +10,11 @@ import { collectResponse } from "../../../src/response-assembler.js";
 import type { ReplayAnswer } from "../../support/replay-server.js";
 import { parseYaml } from "./vcr-yaml.js";
 
-/** The shared folder of real recorded provider traffic (read-only). */
-export const FIXTURES = fileURLToPath(
-  new URL("../../../../shared/fixtures/real/", import.meta.url),
-);
+/**
+ * Real recorded provider traffic, copied unchanged into the repository from the team's shared
+ * fixtures (see its SOURCES.md for where each recording comes from and its licence).
+ */
+export const FIXTURES = fileURLToPath(new URL("../../fixtures/real/", import.meta.url));
 
 /** Every recording in the fixtures folder, as `<provider folder>/<file>`. */
 export function allRecordings(): string[] {
