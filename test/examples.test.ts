@@ -68,6 +68,11 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "providers.ts": [
+    /^get_weather: allow$/m,
+    /^local\/stub-1: It is 21 °C in Oslo\.$/m,
+    /^completed; 2 HTTP requests$/m,
+  ],
   "custom-provider.ts": [/^2 \+ 3 = 5\.$/m, /completed after 2 steps, 35 tokens/],
   "approval-across-processes.ts": [
     /paused: pay \{"invoice":"INV-7","amountEur":250\} needs approval/,
