@@ -12,7 +12,7 @@ import type { RunContext } from "./run-context.js";
 import { runLoop, sealed } from "./run-loop.js";
 import type { RunResult } from "./run-result.js";
 import type { RunState } from "./run-state.js";
-import { snapshot } from "./run-state.js";
+import { snapshot } from "./snapshot.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {

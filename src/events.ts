@@ -1,7 +1,9 @@
 import EventEmitter from "eventemitter3";
 import type { ToolCall, Usage } from "./messages.js";
 import type { FinishReason, ModelResponse } from "./provider.js";
-import type { DecidedBy, RunResult, RunStatus, StepRecord, Verdict } from "./run-result.js";
+import type { RunResult } from "./run-result.js";
+import type { RunStatus } from "./run-state.js";
+import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
 export type LoopEvent =

@@ -2,8 +2,8 @@ import { HookError, messageOf } from "./errors.js";
 import type { PreToolCallHook, PreToolCallVerdict } from "./hooks.js";
 import type { AssistantPart, ToolCall } from "./messages.js";
 import type { Decision, LoopPolicy } from "./policy.js";
-import type { DecidedBy } from "./run-result.js";
 import type { DeniedCall } from "./run-state.js";
+import type { DecidedBy } from "./step-record.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { parseArgs, validateArgs } from "./validate-args.js";
 

@@ -1,5 +1,7 @@
 export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
+export type { ProviderDefinition } from "./define-provider.js";
+export { defineProvider } from "./define-provider.js";
 export {
   DuplicateToolError,
   HookError,
@@ -37,22 +39,11 @@ export type {
   ModelStreamPart,
   Provider,
   ProviderCallOptions,
-  ProviderDefinition,
 } from "./provider.js";
-export { defineProvider } from "./provider.js";
 export { collectResponse } from "./response-assembler.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
-export type {
-  CallRecord,
-  DecidedBy,
-  PendingApproval,
-  RunResult,
-  RunStatus,
-  StepRecord,
-  UnsettledCall,
-  Verdict,
-} from "./run-result.js";
-export type { DeniedCall, RunState } from "./run-state.js";
+export type { RunResult } from "./run-result.js";
+export type { DeniedCall, RunState, RunStatus } from "./run-state.js";
 export { RUN_STATE_VERSION } from "./run-state.js";
 export type { RunStore } from "./run-store.js";
 export { memoryRunStore } from "./run-store.js";
@@ -65,6 +56,14 @@ export type {
   ValidationResult,
 } from "./schema.js";
 export { jsonSchema } from "./schema.js";
+export type {
+  CallRecord,
+  DecidedBy,
+  PendingApproval,
+  StepRecord,
+  UnsettledCall,
+  Verdict,
+} from "./step-record.js";
 export type { NeedsApproval, Tool, ToolContext, ToolDefinition } from "./tool.js";
 export { tool, withMaxRetries } from "./tool.js";
 export { Toolset, toolset } from "./toolset.js";

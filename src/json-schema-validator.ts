@@ -1,4 +1,4 @@
-import type { SchemaIssue, ValidationResult } from "./schema.js";
+import type { SchemaIssue, ValidationResult } from "./validation-result.js";
 
 type Schema = Record<string, unknown>;
 type Path = PropertyKey[];

@@ -1,6 +1,6 @@
+import { responseToParts } from "./define-provider.js";
 import type { LoopEvent } from "./events.js";
 import type { ModelRequest, ModelResponse, ModelStreamPart } from "./provider.js";
-import { responseToParts } from "./provider.js";
 import { ResponseAssembler } from "./response-assembler.js";
 import type { RunContext } from "./run-context.js";
 

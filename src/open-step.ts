@@ -3,7 +3,7 @@ import type { LoopEvent } from "./events.js";
 import type { ToolCallPart } from "./gate.js";
 import type { ToolCall } from "./messages.js";
 import type { RunContext } from "./run-context.js";
-import type { CallRecord, StepRecord } from "./run-result.js";
+import type { CallRecord, StepRecord } from "./step-record.js";
 import type { StepView } from "./step-tools.js";
 import type { Tool } from "./tool.js";
 import { errorResult } from "./tool-output.js";

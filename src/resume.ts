@@ -12,11 +12,11 @@ import {
   type StepOutcome,
 } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import type { CallRecord, StepRecord } from "./run-result.js";
 import type { RunState } from "./run-state.js";
 import { RUN_STATE_VERSION, signatureOf } from "./run-state.js";
 import { settleStep } from "./settle-step.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
+import type { CallRecord, StepRecord } from "./step-record.js";
 import type { Tool } from "./tool.js";
 import { errorResult } from "./tool-output.js";
 import { validateArgs } from "./validate-args.js";

@@ -1,8 +1,8 @@
 import type { AbortRace } from "./abort-race.js";
 import type { ResolvedOptions } from "./loop-options.js";
 import type { Message, Usage } from "./messages.js";
-import type { StepRecord } from "./run-result.js";
 import type { DeniedCall } from "./run-state.js";
+import type { StepRecord } from "./step-record.js";
 
 /**
  * The state of one run while it runs. The loop appends to it; `messages` and `steps` only

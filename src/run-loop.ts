@@ -4,10 +4,12 @@ import type { LoopEvent } from "./events.js";
 import { textOf } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import type { PendingApproval, RunResult, RunStatus } from "./run-result.js";
-import type { RunState } from "./run-state.js";
-import { signatureOf, snapshot } from "./run-state.js";
+import type { RunResult } from "./run-result.js";
+import type { RunState, RunStatus } from "./run-state.js";
+import { signatureOf } from "./run-state.js";
 import { runStep } from "./run-step.js";
+import { snapshot } from "./snapshot.js";
+import type { PendingApproval } from "./step-record.js";
 
 /**
  * The agent loop: step after step until the model answers without tool calls, a hook stops

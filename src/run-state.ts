@@ -1,7 +1,9 @@
 import { canonicalJson, hmacHex } from "./digest.js";
 import type { Message, ToolCall, Usage } from "./messages.js";
-import type { RunContext } from "./run-context.js";
-import type { PendingApproval, RunStatus, StepRecord } from "./run-result.js";
+import type { PendingApproval, StepRecord } from "./step-record.js";
+
+/** How a run ended. */
+export type RunStatus = "completed" | "stopped" | "ended_by_tool" | "needs_approval" | "max_steps";
 
 /** The version of `RunState` this build writes and reads. */
 export const RUN_STATE_VERSION = 1;
@@ -50,34 +52,6 @@ export interface RunState {
   /** A paused step's call whose result ends the run once the pending calls are settled. */
   endedBy?: ToolCall;
   signature?: string;
-}
-
-/** The state of a run as it stands, with the open step (if any) as its last step. */
-export function snapshot<Deps>(
-  run: RunContext<Deps>,
-  status: RunState["status"],
-  extras: { pending?: PendingApproval[]; endedBy?: ToolCall } = {},
-): RunState {
-  const steps = run.steps.slice();
-  const open = run.openStep?.();
-  if (open) steps[open.index] = open;
-  const state: RunState = {
-    version: RUN_STATE_VERSION,
-    stateId: crypto.randomUUID(),
-    runId: run.runId,
-    status,
-    messages: run.messages.slice(),
-    steps,
-    usage: run.usage,
-    maxSteps: run.maxSteps,
-    retries: Object.fromEntries(run.retries),
-    unavailableCalls: run.unavailableCalls,
-    executed: run.executed.slice(),
-    denied: run.denied.slice(),
-  };
-  if (extras.pending) state.pending = extras.pending;
-  if (extras.endedBy) state.endedBy = extras.endedBy;
-  return state;
 }
 
 /** The signature of a state: HMAC-SHA-256 over the canonical JSON of all but `signature`. */

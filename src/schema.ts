@@ -1,17 +1,9 @@
 import * as z4 from "zod/v4/core";
 import { zodToJsonSchema } from "zod-to-json-schema";
 import { validateJsonSchema } from "./json-schema-validator.js";
+import type { SchemaIssue, ValidationResult } from "./validation-result.js";
 
-/** One validation problem: a message and where in the value it is. */
-export interface SchemaIssue {
-  readonly message: string;
-  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
-}
-
-/** The outcome of validating a value: the parsed value, or the issues that reject it. */
-export type ValidationResult<T> =
-  | { readonly value: T; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<SchemaIssue> };
+export type { SchemaIssue, ValidationResult };
 
 /**
  * The Standard Schema v1 shape (zod 3.24+, zod 4, valibot, arktype, ...), with the optional

@@ -6,8 +6,8 @@ import type { ToolCall } from "./messages.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
 import { finishStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import type { UnsettledCall } from "./run-result.js";
 import { resultEvent } from "./step-events.js";
+import type { UnsettledCall } from "./step-record.js";
 import type { Tool } from "./tool.js";
 import { errorResult, okResult } from "./tool-output.js";
 

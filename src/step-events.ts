@@ -2,7 +2,7 @@ import type { LoopEvent } from "./events.js";
 import type { ToolResult } from "./messages.js";
 import type { CallSlot, OpenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import type { CallRecord } from "./run-result.js";
+import type { CallRecord } from "./step-record.js";
 
 /** `tool-result` events for the calls that already have a result, in call order. */
 export function* resultEvents<Deps>(

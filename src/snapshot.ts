@@ -1,0 +1,33 @@
+import type { ToolCall } from "./messages.js";
+import type { RunContext } from "./run-context.js";
+import type { RunState } from "./run-state.js";
+import { RUN_STATE_VERSION } from "./run-state.js";
+import type { PendingApproval } from "./step-record.js";
+
+/** The state of a run as it stands, with the open step (if any) as its last step. */
+export function snapshot<Deps>(
+  run: RunContext<Deps>,
+  status: RunState["status"],
+  extras: { pending?: PendingApproval[]; endedBy?: ToolCall } = {},
+): RunState {
+  const steps = run.steps.slice();
+  const open = run.openStep?.();
+  if (open) steps[open.index] = open;
+  const state: RunState = {
+    version: RUN_STATE_VERSION,
+    stateId: crypto.randomUUID(),
+    runId: run.runId,
+    status,
+    messages: run.messages.slice(),
+    steps,
+    usage: run.usage,
+    maxSteps: run.maxSteps,
+    retries: Object.fromEntries(run.retries),
+    unavailableCalls: run.unavailableCalls,
+    executed: run.executed.slice(),
+    denied: run.denied.slice(),
+  };
+  if (extras.pending) state.pending = extras.pending;
+  if (extras.endedBy) state.endedBy = extras.endedBy;
+  return state;
+}

@@ -1,0 +1,75 @@
+import type { ToolResult, Usage } from "./messages.js";
+import type { ModelRequest, ModelResponse } from "./provider.js";
+
+/** What the gate decided for one call. */
+export type Verdict =
+  | "allow"
+  | "deny"
+  | "needs-approval"
+  | "block"
+  | "result"
+  | "stop"
+  | "invalid"
+  | "unavailable";
+
+/** Who decided: a hook (0-based index), the policy, the tool's `needsApproval`, the schema, a human, or the default. */
+export type DecidedBy = `hook:${number}` | "policy" | "tool" | "schema" | "default" | "approval";
+
+/** One tool call of a step: what the model sent, what the gate decided, and what came of it. */
+export interface CallRecord {
+  toolCallId: string;
+  toolName: string;
+  /** The args' JSON text as the model sent it. */
+  rawArgs: string;
+  /** The final args (parsed, validated, after hooks and edits); absent when they never parsed. */
+  args?: unknown;
+  /** The args as schema input (before parsing), kept until the call settles so it can be parsed again on resume. */
+  input?: unknown;
+  /** The args before a human edited them on approval. */
+  editedFrom?: unknown;
+  /** In checkpoints: the call had started and not settled when the state was written. */
+  started?: boolean;
+  verdict: Verdict;
+  by: DecidedBy;
+  reason?: string;
+  /** Absent only while the call waits for approval. */
+  result?: ToolResult;
+  /** How long the tool ran, when it ran. */
+  ms?: number;
+}
+
+/** One step: one model call and the tool calls it asked for. */
+export interface StepRecord {
+  index: number;
+  /** Names of the tools shown to the model. */
+  tools: string[];
+  /** Names of the tools that could run. */
+  callable: string[];
+  toolChoice?: ModelRequest["toolChoice"];
+  response: Omit<ModelResponse, "raw">;
+  calls: CallRecord[];
+  usage: Usage;
+  /** Wall time of the step, model call and tools together. */
+  ms: number;
+}
+
+/** A call waiting for a human's decision. */
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  reason?: string;
+  /** SHA-256 of (runId, toolCallId, toolName, args): a decision may carry it to bind itself to this exact call. */
+  digest: string;
+}
+
+/**
+ * A call that had started and not settled when its run was aborted: its side effects are
+ * uncertain. Listed on the abort reason's `unsettledCalls` (when the reason is an object).
+ */
+export interface UnsettledCall {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
