@@ -76,8 +76,8 @@ export class AgentLoop<Deps = unknown> {
   }
 
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
-  run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
-    return finalResult(this.stream(input, options));
+  async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
+    return this.#begin(this.#seed(input, options), options, (run) => runLoop(run)).result;
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
@@ -85,21 +85,8 @@ export class AgentLoop<Deps = unknown> {
     input: string | Message[],
     options: RunOptions<Deps> = {},
   ): AsyncGenerator<LoopEvent> {
-    const runId = options.runId ?? crypto.randomUUID();
-    if (typeof runId !== "string" || runId === "")
-      throw new TypeError("run(): runId must be a non-empty string");
-    const seed: Seed = {
-      runId,
-      maxSteps: positiveInteger("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
-      messages: toMessages(input),
-      steps: [],
-      usage: zeroUsage(),
-      retries: new Map(),
-      unavailableCalls: 0,
-      executed: [],
-      denied: [],
-    };
-    yield* this.#drive(seed, options, (run) => runLoop(run));
+    const seed = this.#seed(input, options);
+    yield* this.#events((sink) => this.#begin(seed, options, (run) => runLoop(run), sink));
   }
 
   /**
@@ -110,12 +97,13 @@ export class AgentLoop<Deps = unknown> {
    * @example
    * const result = await loop.resume(JSON.parse(saved), { [id]: { approve: true } });
    */
-  resume(
+  async resume(
     state: RunState,
     decisions: ApprovalDecisions = {},
     options: ResumeOptions<Deps> = {},
   ): Promise<RunResult> {
-    return finalResult(this.resumeStream(state, decisions, options));
+    const { seed, first } = await this.#planResume(state, decisions, options);
+    return this.#begin(seed, options, (run) => runLoop(run, () => first(run))).result;
   }
 
   /** `resume()`, yielding every event as it happens. */
@@ -124,6 +112,32 @@ export class AgentLoop<Deps = unknown> {
     decisions: ApprovalDecisions = {},
     options: ResumeOptions<Deps> = {},
   ): AsyncGenerator<LoopEvent> {
+    const { seed, first } = await this.#planResume(state, decisions, options);
+    yield* this.#events((sink) =>
+      this.#begin(seed, options, (run) => runLoop(run, () => first(run)), sink),
+    );
+  }
+
+  #seed(input: string | Message[], options: RunOptions<Deps>): Seed {
+    const runId = options.runId ?? crypto.randomUUID();
+    if (typeof runId !== "string" || runId === "") {
+      throw new TypeError("run(): runId must be a non-empty string");
+    }
+    return {
+      runId,
+      maxSteps: positiveInteger("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
+      messages: toMessages(input),
+      steps: [],
+      usage: zeroUsage(),
+      retries: new Map(),
+      unavailableCalls: 0,
+      executed: [],
+      denied: [],
+    };
+  }
+
+  /** Checks the state and decisions, then claims the state: nothing has run when this throws. */
+  async #planResume(state: RunState, decisions: ApprovalDecisions, options: ResumeOptions<Deps>) {
     const plan = await planResume(this.#options, state, decisions);
     this.#options.signal?.throwIfAborted();
     options.signal?.throwIfAborted();
@@ -140,7 +154,7 @@ export class AgentLoop<Deps = unknown> {
       executed: checked.executed.slice(),
       denied: checked.denied.slice(),
     };
-    yield* this.#drive(seed, options, (run) => runLoop(run, plan.first(run)));
+    return { seed, first: plan.first };
   }
 
   /** Claims a state for this resume, in the store when there is one; a second claim fails. */
@@ -153,18 +167,28 @@ export class AgentLoop<Deps = unknown> {
     this.#resumed.add(stateId);
   }
 
-  async *#drive(
+  /**
+   * Starts a run: every event goes to the listeners and, when given, to `sink`. The run's
+   * signal aborts when the caller's does, or when `abandon()` is called before it ends.
+   */
+  #begin(
     seed: Seed,
     options: RunOptions<Deps> | ResumeOptions<Deps>,
-    start: (run: RunContext<Deps>) => AsyncGenerator<LoopEvent, RunResult>,
-  ): AsyncGenerator<LoopEvent> {
-    const abandon = new AbortController();
-    const signals = [this.#options.signal, options.signal, abandon.signal].filter(
+    start: (run: RunContext<Deps>) => Promise<RunResult>,
+    sink?: (event: LoopEvent) => void,
+  ): Started {
+    const controller = new AbortController();
+    const signals = [this.#options.signal, options.signal, controller.signal].filter(
       (signal): signal is AbortSignal => signal !== undefined,
     );
-    const signal = signals.length === 1 ? abandon.signal : AbortSignal.any(signals);
-    signal.throwIfAborted();
+    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
+    const abandon = () => {
+      if (!controller.signal.aborted)
+        controller.abort(new DOMException("the run was abandoned", "AbortError"));
+    };
+    if (signal.aborted) return { result: Promise.reject(signal.reason), abandon };
     const { race, dispose } = abortRace(signal);
+    const bus = this.#bus;
     const run: RunContext<Deps> = {
       ...seed,
       options: this.#options,
@@ -172,20 +196,76 @@ export class AgentLoop<Deps = unknown> {
       signal,
       race,
       openStep: undefined,
+      emit: sink
+        ? (event) => {
+            bus.emit(event);
+            sink(event);
+          }
+        : (event) => bus.emit(event),
       checkpoint: checkpointer(() => run, this.#options),
     };
-    let finished = false;
+    const result = start(run).then(
+      (value) => {
+        dispose();
+        return value;
+      },
+      (error: unknown) => {
+        dispose();
+        abandon();
+        throw error;
+      },
+    );
+    return { result, abandon };
+  }
+
+  /**
+   * The events of a run as an async iterable: the run goes on at its own pace and its events
+   * queue up for the reader; the run's error is thrown after the events before it. A reader
+   * that stops early abandons the run (its signal aborts).
+   */
+  async *#events(begin: (sink: (event: LoopEvent) => void) => Started): AsyncGenerator<LoopEvent> {
+    let queue: LoopEvent[] = [];
+    let wake: (() => void) | undefined;
+    const started = begin((event) => {
+      queue.push(event);
+      wake?.();
+    });
+    let outcome: { ok: true } | { ok: false; error: unknown } | undefined;
+    started.result.then(
+      () => {
+        outcome = { ok: true };
+        wake?.();
+      },
+      (error: unknown) => {
+        outcome = { ok: false, error };
+        wake?.();
+      },
+    );
     try {
-      for await (const event of start(run)) {
-        this.#bus.emit(event);
-        if (event.type === "run-finish") finished = true;
-        yield event;
+      for (;;) {
+        if (queue.length > 0) {
+          const ready = queue;
+          queue = [];
+          for (const event of ready) yield event;
+          continue;
+        }
+        if (outcome) {
+          if (!outcome.ok) throw outcome.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
     } finally {
-      dispose();
-      if (!finished) abandon.abort(new DOMException("the run was abandoned", "AbortError"));
+      if (!outcome) started.abandon();
     }
   }
+}
+
+/** A run that has started: its result, and how to give it up. */
+interface Started {
+  result: Promise<RunResult>;
+  abandon(): void;
 }
 
 /**
@@ -204,13 +284,6 @@ function checkpointer<Deps>(
     written = written.then(async () => store.put(await sealed(run(), state)));
     return written;
   };
-}
-
-async function finalResult(events: AsyncGenerator<LoopEvent>): Promise<RunResult> {
-  for await (const event of events) {
-    if (event.type === "run-finish") return event.result;
-  }
-  throw new Error("tollgate: the run ended without a run-finish event");
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

@@ -22,25 +22,34 @@ export type Settled =
       ms: number;
     };
 
+/** What the step does around each execution: before it starts (may wait), and once it settled. */
+export interface ExecutionHooks<Deps> {
+  start(execution: Execution<Deps>): Promise<void> | undefined;
+  settled(done: Settled): void;
+}
+
 /**
  * Runs a step's allowed calls, up to `maxParallelToolCalls` at once; a `sequential` tool runs
- * alone, after the calls before it settle and before the calls after it start. Yields each
- * execution as it settles (completion order); never throws for a tool's failure.
+ * alone, after the calls before it settle and before the calls after it start. Reports each
+ * execution as it settles (completion order); never rejects for a tool's failure, only when
+ * the run is aborted (at once, without waiting for running tools).
  */
-export async function* executeCalls<Deps>(
+export async function executeCalls<Deps>(
   run: RunContext<Deps>,
   executions: readonly Execution<Deps>[],
   step: number,
   tools: readonly Tool<Deps>[],
-  start: (execution: Execution<Deps>) => Promise<void>,
-): AsyncGenerator<Settled> {
+  hooks: ExecutionHooks<Deps>,
+): Promise<void> {
   for (const batch of batches(executions)) {
-    yield* executeBatch(run, batch, step, tools, start);
+    await run.race(executeBatch(run, batch, step, tools, hooks));
   }
 }
 
 /** Splits at sequential tools: each sequential call is a batch of its own. */
 function batches<Deps>(executions: readonly Execution<Deps>[]): Execution<Deps>[][] {
+  if (executions.length === 0) return [];
+  if (!executions.some((execution) => execution.tool.sequential)) return [executions.slice()];
   const result: Execution<Deps>[][] = [];
   let current: Execution<Deps>[] = [];
   for (const execution of executions) {
@@ -56,48 +65,36 @@ function batches<Deps>(executions: readonly Execution<Deps>[]): Execution<Deps>[
   return result;
 }
 
-async function* executeBatch<Deps>(
+function executeBatch<Deps>(
   run: RunContext<Deps>,
   batch: readonly Execution<Deps>[],
   step: number,
   tools: readonly Tool<Deps>[],
-  start: (execution: Execution<Deps>) => Promise<void>,
-): AsyncGenerator<Settled> {
-  const settled: Settled[] = [];
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  let started = 0;
-  let running = 0;
-  const startMore = () => {
-    while (running < run.options.maxParallelToolCalls && started < batch.length) {
-      running++;
-      const execution = batch[started++]!;
-      start(execution)
-        .then(() => executeOne(run, execution, step, tools))
-        .then(
-          (done) => {
-            running--;
-            settled.push(done);
-            wake?.();
-          },
-          (error: unknown) => {
-            // Only `start` (the checkpoint before the tool) can fail here; the tool never ran.
-            failure ??= { error };
-            wake?.();
-          },
-        );
-    }
-  };
-  startMore();
-  for (let yielded = 0; yielded < batch.length; yielded++) {
-    if (settled.length === 0 && !failure) {
-      await run.race(new Promise<void>((resolve) => (wake = resolve)));
-      wake = undefined;
-    }
-    if (failure) throw failure.error;
+  hooks: ExecutionHooks<Deps>,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let running = 0;
+    let settled = 0;
+    const onSettled = (done: Settled) => {
+      running--;
+      settled++;
+      hooks.settled(done);
+      if (settled === batch.length) resolve();
+      else startMore();
+    };
+    const startMore = () => {
+      while (running < run.options.maxParallelToolCalls && started < batch.length) {
+        running++;
+        const execution = batch[started++]!;
+        const ready = hooks.start(execution);
+        const execute = () => executeOne(run, execution, step, tools);
+        // Only `start` (the checkpoint before the tool) can reject; then the tool never ran.
+        (ready ? ready.then(execute) : execute()).then(onSettled, reject);
+      }
+    };
     startMore();
-    yield settled.shift()!;
-  }
+  });
 }
 
 const TIMED_OUT = Symbol("timed out");
@@ -109,7 +106,6 @@ async function executeOne<Deps>(
   tools: readonly Tool<Deps>[],
 ): Promise<Settled> {
   const started = performance.now();
-  const ms = () => performance.now() - started;
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
   const ctx: ToolContext<Deps> = {
     deps: run.deps,
@@ -129,34 +125,37 @@ async function executeOne<Deps>(
         running,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
-            timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
+            // Settle as timed out first: a tool that answers its signal at once must not win.
             reject(TIMED_OUT);
+            timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
           }, tool.timeoutMs);
         }),
       ]);
     }
-    const raw = await running;
-    return { slot, kind: "ok", output: normalizeOutput(raw), raw, ms: ms() };
+    const raw = running instanceof Promise ? await running : running;
+    return { slot, kind: "ok", output: normalizeOutput(raw), raw, ms: performance.now() - started };
   } catch (error) {
+    const ms = performance.now() - started;
     if (error === TIMED_OUT) {
       const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
-      return { slot, kind: "timeout", output, error: timeout!.signal.reason, ms: ms() };
+      return { slot, kind: "timeout", output, error: timeout!.signal.reason, ms };
     }
     const kind = error instanceof RetryError ? "retry" : "error";
-    return { slot, kind, output: messageOf(error), error, ms: ms() };
+    return { slot, kind, output: messageOf(error), error, ms };
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function invoke<Deps>(
+/** Runs the tool (or the policy's `executeTool`); returns what it returns, promise or not. */
+function invoke<Deps>(
   run: RunContext<Deps>,
   call: ToolCall,
   tool: Tool<Deps>,
   tools: readonly Tool<Deps>[],
   stepIndex: number,
   ctx: ToolContext<Deps>,
-): Promise<unknown> {
+): unknown {
   const { executeTool } = run.options.policy;
   if (!executeTool) return tool.execute(call.args, ctx);
   return executeTool.call(run.options.policy, {

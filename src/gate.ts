@@ -1,5 +1,6 @@
 import { HookError, messageOf } from "./errors.js";
 import type { PreToolCallHook, PreToolCallVerdict } from "./hooks.js";
+import { andThen, isPromise, type MaybePromise } from "./maybe-promise.js";
 import type { AssistantPart, ToolCall } from "./messages.js";
 import type { Decision, LoopPolicy } from "./policy.js";
 import type { DeniedCall } from "./run-state.js";
@@ -48,10 +49,11 @@ export interface GateInput<Deps> {
 
 /**
  * Judges one call: callable? → args parse and validate → hook chain → an earlier human
- * refusal of the same call → decision. Throws
- * `HookError` when a hook throws or rewrites args into something the schema rejects.
+ * refusal of the same call → decision. Synchronous while every hook, schema and policy
+ * answers synchronously. Throws (or rejects with) `HookError` when a hook throws or rewrites
+ * args into something the schema rejects.
  */
-export async function gate<Deps>(input: GateInput<Deps>): Promise<GateOutcome> {
+export function gate<Deps>(input: GateInput<Deps>): MaybePromise<GateOutcome> {
   const { part, tool } = input;
   if (!tool) {
     const names = input.callable();
@@ -61,52 +63,67 @@ export async function gate<Deps>(input: GateInput<Deps>): Promise<GateOutcome> {
       message: `tool ${part.name} is not available in this step; the tools you can call are: ${names.join(", ") || "none"}`,
     };
   }
-  const parsed = await parseArgs(tool, part.args);
-  if (!parsed.ok) return { kind: "invalid", by: "schema", message: parsed.message };
+  return andThen(parseArgs(tool, part.args), (parsed): MaybePromise<GateOutcome> => {
+    if (!parsed.ok) return { kind: "invalid", by: "schema", message: parsed.message };
+    const call: ToolCall = { id: part.id, name: part.name, args: parsed.value, rawArgs: part.args };
+    return dispatch(input, tool, { call, argsInput: parsed.input }, 0);
+  });
+}
 
-  const call: ToolCall = { id: part.id, name: part.name, args: parsed.value, rawArgs: part.args };
-  let argsInput = parsed.input;
-  let confirm: { value: boolean; by: DecidedBy } | undefined;
-  for (let index = 0; index < input.hooks.length; index++) {
-    const by: DecidedBy = `hook:${index}`;
-    const verdict = await runHook(input, index, call);
-    if (!verdict) continue;
-    const judged = { by, call, input: argsInput };
-    if (verdict.stop) return withReason({ kind: "stop", ...judged }, verdict.stopReason);
-    if (verdict.block) {
-      const message =
-        typeof verdict.block === "string" ? verdict.block : `the call to ${call.name} was blocked`;
-      return { kind: "block", ...judged, message };
+/** The chain so far: the call with its args as the hooks left them, and the last `confirm`. */
+interface Chain {
+  call: ToolCall;
+  argsInput: unknown;
+  confirm?: { value: boolean; by: DecidedBy };
+}
+
+/** Runs hook `index` and the ones after it, then the decision (one function, koa-compose style). */
+function dispatch<Deps>(
+  input: GateInput<Deps>,
+  tool: Tool<Deps>,
+  chain: Chain,
+  index: number,
+): MaybePromise<GateOutcome> {
+  for (; index < input.hooks.length; index++) {
+    const verdict = runHook(input, index, chain.call);
+    const next = index + 1;
+    if (isPromise(verdict)) {
+      return Promise.resolve(verdict).then((settled) =>
+        andThen(
+          applyVerdict(input, tool, chain, index, checkVerdict(settled, index, chain.call)),
+          (ended) => ended ?? dispatch(input, tool, chain, next),
+        ),
+      );
     }
-    if (verdict.result !== undefined) return { kind: "result", ...judged, output: verdict.result };
-    if (verdict.args !== undefined) {
-      call.args = await rewriteArgs(input, tool, index, verdict.args);
-      argsInput = verdict.args;
+    const applied = applyVerdict(input, tool, chain, index, verdict);
+    if (isPromise(applied)) {
+      return applied.then((ended) => ended ?? dispatch(input, tool, chain, next));
     }
-    if (verdict.confirm !== undefined) confirm = { value: verdict.confirm, by };
+    if (applied) return applied;
   }
-  const refused = input.refused(call);
+  const refused = input.refused(chain.call);
   if (refused) {
     const because = refused.reason === undefined ? "" : ` (${refused.reason})`;
     return {
       kind: "deny",
       by: "approval",
-      call,
-      input: argsInput,
+      call: chain.call,
+      input: chain.argsInput,
       reason: `already refused in this run${because}; do not ask for it again`,
     };
   }
-  return decide(input, tool, call, argsInput, confirm);
+  return decide(input, tool, chain);
 }
 
-async function runHook<Deps>(
+/** Calls a hook; a throw becomes `HookError`, and so does a rejection. */
+function runHook<Deps>(
   input: GateInput<Deps>,
   index: number,
   call: ToolCall,
-): Promise<PreToolCallVerdict | undefined> {
+): MaybePromise<PreToolCallVerdict | undefined> {
   let verdict: unknown;
   try {
-    verdict = await input.hooks[index]!({
+    verdict = input.hooks[index]!({
       name: call.name,
       args: call.args,
       toolCallId: call.id,
@@ -116,14 +133,34 @@ async function runHook<Deps>(
       deps: input.deps,
     });
   } catch (error) {
-    throw new HookError(
-      `pre-call hook ${index} threw on tool ${call.name}: ${messageOf(error)}`,
-      index,
-      call.name,
-      call.id,
-      { cause: error },
+    throw hookThrew(index, call, error);
+  }
+  if (isPromise(verdict)) {
+    return Promise.resolve(verdict).then(
+      (settled) => settled as PreToolCallVerdict | undefined,
+      (error: unknown) => {
+        throw hookThrew(index, call, error);
+      },
     );
   }
+  return checkVerdict(verdict, index, call);
+}
+
+function hookThrew(index: number, call: ToolCall, error: unknown): HookError {
+  return new HookError(
+    `pre-call hook ${index} threw on tool ${call.name}: ${messageOf(error)}`,
+    index,
+    call.name,
+    call.id,
+    { cause: error },
+  );
+}
+
+function checkVerdict(
+  verdict: unknown,
+  index: number,
+  call: ToolCall,
+): PreToolCallVerdict | undefined {
   if (verdict === undefined || verdict === null) return undefined;
   if (typeof verdict !== "object") {
     throw new HookError(
@@ -136,57 +173,91 @@ async function runHook<Deps>(
   return verdict as PreToolCallVerdict;
 }
 
-async function rewriteArgs<Deps>(
+/**
+ * Applies one hook's verdict: an outcome when it ends the chain (stop > block > result),
+ * `undefined` when the chain goes on (after taking its `args` and `confirm`).
+ */
+function applyVerdict<Deps>(
   input: GateInput<Deps>,
   tool: Tool<Deps>,
+  chain: Chain,
   index: number,
-  args: unknown,
-): Promise<unknown> {
-  const validated = await validateArgs(tool, args);
-  if (validated.ok) return validated.value;
-  throw new HookError(
-    `pre-call hook ${index} rewrote the args of ${tool.name} into args its schema rejects: ${validated.message}`,
-    index,
-    tool.name,
-    input.part.id,
-  );
+  verdict: PreToolCallVerdict | undefined,
+): MaybePromise<GateOutcome | undefined> {
+  if (!verdict) return undefined;
+  const by: DecidedBy = `hook:${index}`;
+  const judged = { by, call: chain.call, input: chain.argsInput };
+  if (verdict.stop) return withReason({ kind: "stop", ...judged }, verdict.stopReason);
+  if (verdict.block) {
+    const message =
+      typeof verdict.block === "string"
+        ? verdict.block
+        : `the call to ${chain.call.name} was blocked`;
+    return { kind: "block", ...judged, message };
+  }
+  if (verdict.result !== undefined) return { kind: "result", ...judged, output: verdict.result };
+  if (verdict.confirm !== undefined) chain.confirm = { value: verdict.confirm, by };
+  if (verdict.args === undefined) return undefined;
+  const rewritten = verdict.args;
+  return andThen(validateArgs(tool, rewritten), (validated) => {
+    if (!validated.ok) {
+      throw new HookError(
+        `pre-call hook ${index} rewrote the args of ${tool.name} into args its schema rejects: ${validated.message}`,
+        index,
+        tool.name,
+        input.part.id,
+      );
+    }
+    chain.call.args = validated.value;
+    chain.argsInput = rewritten;
+    return undefined;
+  });
 }
 
-async function decide<Deps>(
+/** The decision: policy DENY, else the last hook `confirm`, else the policy, else the tool, else ALLOW. */
+function decide<Deps>(
   input: GateInput<Deps>,
   tool: Tool<Deps>,
-  call: ToolCall,
-  argsInput: unknown,
-  confirm: { value: boolean; by: DecidedBy } | undefined,
-): Promise<GateOutcome> {
+  chain: Chain,
+): MaybePromise<GateOutcome> {
   const { decideToolCall } = input.policy;
+  const { call, argsInput, confirm } = chain;
   if (!decideToolCall && confirm) return hookConfirm(confirm, call, argsInput);
   const needsApproval =
     typeof tool.needsApproval === "function"
-      ? await tool.needsApproval(call.args, input.context(tool))
+      ? tool.needsApproval(call.args, input.context(tool))
       : tool.needsApproval;
-  const answer = decideToolCall
-    ? normalizeDecision(
-        await decideToolCall.call(input.policy, {
-          call,
-          tool,
-          needsApproval: Boolean(needsApproval),
-          step: input.step,
-          deps: input.deps,
-        }),
-      )
-    : undefined;
-  const judged = { call, input: argsInput };
-  if (answer?.decision === "DENY") {
-    return withReason({ kind: "deny", by: "policy", ...judged }, answer.reason);
-  }
-  if (confirm) return hookConfirm(confirm, call, argsInput);
-  if (answer?.decision === "ALLOW") {
-    return withReason({ kind: "allow", by: "policy", ...judged }, answer.reason);
-  }
-  if (answer) return withReason({ kind: "needs-approval", by: "policy", ...judged }, answer.reason);
-  if (needsApproval) return { kind: "needs-approval", by: "tool", ...judged };
-  return { kind: "allow", by: "default", ...judged };
+  return andThen(needsApproval, (needed) => {
+    if (!decideToolCall) return defaultDecision(needed, call, argsInput);
+    const answer = decideToolCall.call(input.policy, {
+      call,
+      tool,
+      needsApproval: Boolean(needed),
+      step: input.step,
+      deps: input.deps,
+    });
+    return andThen(answer, (decision) => {
+      const normalized = normalizeDecision(decision);
+      const judged = { call, input: argsInput };
+      if (normalized?.decision === "DENY") {
+        return withReason({ kind: "deny", by: "policy", ...judged }, normalized.reason);
+      }
+      if (confirm) return hookConfirm(confirm, call, argsInput);
+      if (normalized?.decision === "ALLOW") {
+        return withReason({ kind: "allow", by: "policy", ...judged }, normalized.reason);
+      }
+      if (normalized) {
+        return withReason({ kind: "needs-approval", by: "policy", ...judged }, normalized.reason);
+      }
+      return defaultDecision(needed, call, argsInput);
+    });
+  });
+}
+
+function defaultDecision(needsApproval: boolean, call: ToolCall, argsInput: unknown): GateOutcome {
+  return needsApproval
+    ? { kind: "needs-approval", by: "tool", call, input: argsInput }
+    : { kind: "allow", by: "default", call, input: argsInput };
 }
 
 function hookConfirm(

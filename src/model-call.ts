@@ -9,11 +9,11 @@ import type { RunContext } from "./run-context.js";
  * with only `generate` is replayed as one burst of parts), yields the deltas as events, and
  * returns the assembled response.
  */
-export async function* callModel<Deps>(
+export async function callModel<Deps>(
   run: RunContext<Deps>,
   request: ModelRequest,
   step: number,
-): AsyncGenerator<LoopEvent, ModelResponse> {
+): Promise<ModelResponse> {
   const { provider } = run.options;
   const options = { signal: run.signal };
   const assembler = new ResponseAssembler();
@@ -22,7 +22,7 @@ export async function* callModel<Deps>(
     for (const part of responseToParts(response)) {
       assembler.add(part);
       const event = deltaEvent(run.runId, step, part);
-      if (event) yield event;
+      if (event) run.emit(event);
     }
     return assembler.close();
   }
@@ -34,7 +34,7 @@ export async function* callModel<Deps>(
       if (next.done) break;
       assembler.add(next.value);
       const event = deltaEvent(run.runId, step, next.value);
-      if (event) yield event;
+      if (event) run.emit(event);
     }
     finished = true;
   } finally {

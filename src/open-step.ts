@@ -36,15 +36,12 @@ export interface OpenStep<Deps> {
 }
 
 /** Records the step and emits `step-finish`. */
-export async function* finishStep<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-): AsyncGenerator<LoopEvent> {
+export function finishStep<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): void {
   const record = recordOf(step);
   run.openStep = undefined;
   if (run.steps.length > step.index) run.steps[step.index] = record;
   else run.steps.push(record);
-  yield { type: "step-finish", runId: run.runId, step: step.index, record };
+  run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
 }
 
 /** The step as a record: a copy, so later changes to the open step do not reach it. */

@@ -33,7 +33,7 @@ export type ApprovalDecisions = Record<string, ApprovalDecision>;
 export interface ResumePlan<Deps> {
   state: RunState;
   /** Settles the open step: decisions applied, calls run, results written. */
-  first(run: RunContext<Deps>): AsyncGenerator<LoopEvent, StepOutcome>;
+  first(run: RunContext<Deps>): Promise<StepOutcome>;
 }
 
 /** One call of the open step and what resuming does with it. */
@@ -246,12 +246,12 @@ async function argsFor<Deps>(
 }
 
 /** The first step of a resumed run: applies the settlements, then runs and writes the step. */
-async function* settleOpenStep<Deps>(
+async function settleOpenStep<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   settlements: Settlement<Deps>[],
   endedBy: RunState["endedBy"],
-): AsyncGenerator<LoopEvent, StepOutcome> {
+): Promise<StepOutcome> {
   run.openStep = () => recordOf(step);
   const decided: CallSlot<Deps>[] = [];
   const executions: Execution<Deps>[] = [];
@@ -262,7 +262,7 @@ async function* settleOpenStep<Deps>(
     if (settlement.kind === "deny") {
       deny(run, record, settlement.reason);
       decided.push(slot);
-      yield decisionEvent(run, step.index, slot);
+      run.emit(decisionEvent(run, step.index, slot));
     } else if (settlement.kind === "unknown") {
       delete record.started;
       delete record.input;
@@ -281,12 +281,12 @@ async function* settleOpenStep<Deps>(
         rawArgs: record.rawArgs,
       };
       executions.push({ slot: index, call: slot.call, tool: slot.tool! });
-      if (settlement.kind === "approve") yield decisionEvent(run, step.index, slot);
+      if (settlement.kind === "approve") run.emit(decisionEvent(run, step.index, slot));
     }
   }
   try {
-    yield* resultEvents(run, step, decided);
-    return yield* settleStep(run, step, executions, endedBy);
+    resultEvents(run, step, decided);
+    return await settleStep(run, step, executions, endedBy);
   } catch (error) {
     closeOnError(run, step, error);
     throw error;

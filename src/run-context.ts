@@ -1,4 +1,5 @@
 import type { AbortRace } from "./abort-race.js";
+import type { LoopEvent } from "./events.js";
 import type { ResolvedOptions } from "./loop-options.js";
 import type { Message, Usage } from "./messages.js";
 import type { DeniedCall } from "./run-state.js";
@@ -28,6 +29,8 @@ export interface RunContext<Deps> {
   readonly denied: DeniedCall[];
   /** The record of the step in progress, for checkpoints; set while a step is open. */
   openStep: (() => StepRecord) | undefined;
-  /** Writes the run as it stands to the loop's `RunStore` (a no-op without one). */
+  /** Hands an event to the listeners (and to `stream()`'s reader). */
+  emit(event: LoopEvent): void;
+  /** Writes the run as it stands to the loop's `RunStore`; resolves once written. Only with a store. */
   checkpoint(): Promise<void>;
 }

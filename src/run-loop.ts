@@ -16,16 +16,16 @@ import type { PendingApproval } from "./step-record.js";
  * the run, a tool's result ends it, a call waits for approval, or the steps run out.
  * `first` replaces the first step (a resumed run settles its paused step there).
  */
-export async function* runLoop<Deps>(
+export async function runLoop<Deps>(
   run: RunContext<Deps>,
-  first?: AsyncGenerator<LoopEvent, StepOutcome>,
-): AsyncGenerator<LoopEvent, RunResult> {
-  yield { type: "run-start", runId: run.runId, resumed: first !== undefined };
+  first?: () => Promise<StepOutcome>,
+): Promise<RunResult> {
+  run.emit({ type: "run-start", runId: run.runId, resumed: first !== undefined });
   let outcome: StepOutcome = { kind: "continue" };
   try {
-    if (first) outcome = yield* first;
+    if (first) outcome = await first();
     while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
-      outcome = yield* runStep(run);
+      outcome = await runStep(run);
     }
   } catch (error) {
     // Errors from between steps (prepareStep, say) carry the transcript too.
@@ -33,13 +33,13 @@ export async function* runLoop<Deps>(
     throw error;
   }
   const result = await run.race(resultOf(run, outcome));
-  yield {
+  run.emit({
     type: "run-finish",
     runId: run.runId,
     status: result.status,
     usage: result.usage,
     result,
-  };
+  });
   return result;
 }
 

@@ -4,6 +4,7 @@ import type { LoopEvent } from "./events.js";
 import type { Execution } from "./execute-calls.js";
 import type { GateOutcome, ToolCallPart } from "./gate.js";
 import { gate } from "./gate.js";
+import { isPromise } from "./maybe-promise.js";
 import type { ToolCall } from "./messages.js";
 import { addUsage } from "./messages.js";
 import { callModel } from "./model-call.js";
@@ -23,21 +24,20 @@ import { errorResult, normalizeOutput, okResult } from "./tool-output.js";
  * Runs one step: asks which tools to offer, calls the model, gates every call in call order
  * (phase one), then runs the allowed ones (phase two) and writes the results.
  */
-export async function* runStep<Deps>(
-  run: RunContext<Deps>,
-): AsyncGenerator<LoopEvent, StepOutcome> {
+export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome> {
   const index = run.steps.length;
   const started = performance.now();
-  const view = await stepTools(run);
+  const viewOrPromise = stepTools(run);
+  const view = isPromise(viewOrPromise) ? await viewOrPromise : viewOrPromise;
   const { runId } = run;
-  yield {
+  run.emit({
     type: "step-start",
     runId,
     step: index,
     tools: view.shown.map((tool) => tool.name),
     callable: view.callableNames(),
-  };
-  const response = yield* callModel(
+  });
+  const response = await callModel(
     run,
     {
       ...(run.options.instructions === undefined ? {} : { system: run.options.instructions }),
@@ -50,24 +50,24 @@ export async function* runStep<Deps>(
   );
   run.usage = addUsage(run.usage, response.usage);
   if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
-  yield {
+  run.emit({
     type: "model-response",
     runId,
     step: index,
     finishReason: response.finishReason,
     usage: response.usage,
     response,
-  };
+  });
   const { raw: _raw, ...stored } = response;
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   const step: OpenStep<Deps> = { index, started, view, response: stored, parts, slots: [] };
   run.openStep = () => recordOf(step);
   if (parts.length === 0) {
-    yield* finishStep(run, step);
+    finishStep(run, step);
     return { kind: "completed" };
   }
   try {
-    const stop = yield* gateCalls(run, step, view);
+    const stop = await gateCalls(run, step, view);
     if (stop) {
       const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
       for (const slot of step.slots) {
@@ -77,15 +77,15 @@ export async function* runStep<Deps>(
           `not run: the run was stopped${note}`,
         );
       }
-      yield* resultEvents(run, step, step.slots);
+      resultEvents(run, step, step.slots);
       run.messages.push({ role: "tool", results: step.slots.map((slot) => slot.record.result!) });
-      yield* finishStep(run, step);
+      finishStep(run, step);
       return stop.reason === undefined
         ? { kind: "stopped" }
         : { kind: "stopped", reason: stop.reason };
     }
-    yield* resultEvents(run, step, step.slots);
-    return yield* settleStep(run, step, allowedExecutions(step));
+    resultEvents(run, step, step.slots);
+    return await settleStep(run, step, allowedExecutions(step));
   } catch (error) {
     closeOnError(run, step, error);
     throw error;
@@ -93,11 +93,11 @@ export async function* runStep<Deps>(
 }
 
 /** Phase one: every call through the gate, in call order. Returns the stop, if a hook stopped the run. */
-async function* gateCalls<Deps>(
+async function gateCalls<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   view: StepView<Deps>,
-): AsyncGenerator<LoopEvent, { by: CallRecord["by"]; reason?: string } | undefined> {
+): Promise<{ by: CallRecord["by"]; reason?: string } | undefined> {
   const { runId, options } = run;
   let stop: { by: CallRecord["by"]; reason?: string } | undefined;
   for (const part of step.parts) {
@@ -111,33 +111,32 @@ async function* gateCalls<Deps>(
     };
     const slot: CallSlot<Deps> = tool ? { record, tool } : { record };
     step.slots.push(slot);
-    yield {
+    run.emit({
       type: "tool-call",
       runId,
       step: step.index,
       toolCallId: part.id,
       toolName: part.name,
       rawArgs: part.args,
-    };
+    });
     if (stop) {
       record.verdict = "stop";
       record.by = stop.by;
       if (stop.reason !== undefined) record.reason = stop.reason;
     } else {
-      const outcome = await run.race(
-        gate({
-          part,
-          tool,
-          callable: view.callableNames,
-          step: step.index,
-          hooks: options.hooks,
-          policy: options.policy,
-          deps: run.deps,
-          provider: options.provider,
-          context: (t) => toolContext(run, t, part, step.index),
-          refused: (call) => refusal(run, call),
-        }),
-      );
+      const judged = gate({
+        part,
+        tool,
+        callable: view.callableNames,
+        step: step.index,
+        hooks: options.hooks,
+        policy: options.policy,
+        deps: run.deps,
+        provider: options.provider,
+        context: (t) => toolContext(run, t, part, step.index),
+        refused: (call) => refusal(run, call),
+      });
+      const outcome = isPromise(judged) ? await run.race(judged) : judged;
       applyOutcome(slot, outcome);
       if (outcome.kind === "stop")
         stop = {
@@ -145,7 +144,7 @@ async function* gateCalls<Deps>(
           ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
         };
     }
-    yield decisionEvent(run, step.index, slot);
+    run.emit(decisionEvent(run, step.index, slot));
     countFailure(run, slot);
   }
   return stop;

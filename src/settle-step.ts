@@ -1,7 +1,8 @@
 import { ToolExecutionError, ToolRetriesExceededError } from "./errors.js";
 import type { LoopEvent } from "./events.js";
-import type { Execution, Settled } from "./execute-calls.js";
+import type { Execution, ExecutionHooks } from "./execute-calls.js";
 import { executeCalls } from "./execute-calls.js";
+import { isPromise, type MaybePromise } from "./maybe-promise.js";
 import type { ToolCall } from "./messages.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
 import { finishStep } from "./open-step.js";
@@ -15,47 +16,58 @@ import { errorResult, okResult } from "./tool-output.js";
  * Phase two and the end of the step: runs the executions, asks `endsRun`, then writes the
  * step's tool message — or pauses when calls still wait for approval.
  */
-export async function* settleStep<Deps>(
+export async function settleStep<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   executions: Execution<Deps>[],
   endedBefore?: ToolCall,
-): AsyncGenerator<LoopEvent, StepOutcome> {
+): Promise<StepOutcome> {
   const succeeded: { slot: number; raw: unknown }[] = [];
   let failure: unknown;
   const tools = step.view.callableTools();
-  const start = async (execution: Execution<Deps>) => {
-    step.slots[execution.slot]!.record.started = true;
-    await run.checkpoint();
+  const { store } = run.options;
+  let written: Promise<void> | undefined;
+  const hooks: ExecutionHooks<Deps> = {
+    start(execution) {
+      step.slots[execution.slot]!.record.started = true;
+      return store ? run.checkpoint() : undefined;
+    },
+    settled(done) {
+      const slot = step.slots[done.slot]!;
+      const { record } = slot;
+      delete record.started;
+      delete record.input;
+      record.ms = done.ms;
+      if (done.kind === "ok") {
+        record.result = okResult(record.toolCallId, record.toolName, done.output);
+        succeeded.push({ slot: done.slot, raw: done.raw });
+      } else {
+        record.result = errorResult(record.toolCallId, record.toolName, done.output);
+        failure ??= failureOf(run, slot, done.kind, done.error);
+      }
+      if (record.editedFrom !== undefined) record.result.editedArgs = record.args;
+      if (store) written = run.checkpoint();
+      run.emit(resultEvent(run, step.index, record, done.ms));
+    },
   };
-  const settled = executeCalls(run, executions, step.index, tools, start);
-  for await (const done of withUnsettledOnAbort(run, step, settled)) {
-    const slot = step.slots[done.slot]!;
-    const { record } = slot;
-    delete record.started;
-    delete record.input;
-    record.ms = done.ms;
-    if (done.kind === "ok") {
-      record.result = okResult(record.toolCallId, record.toolName, done.output);
-      succeeded.push({ slot: done.slot, raw: done.raw });
-    } else {
-      record.result = errorResult(record.toolCallId, record.toolName, done.output);
-      failure ??= failureOf(run, slot, done.kind, done.error);
-    }
-    if (record.editedFrom !== undefined) record.result.editedArgs = record.args;
-    await run.race(run.checkpoint());
-    yield resultEvent(run, step.index, record, done.ms);
+  try {
+    await executeCalls(run, executions, step.index, tools, hooks);
+    if (written) await run.race(written);
+  } catch (error) {
+    if (run.signal.aborted && error === run.signal.reason) noteUnsettled(run, step, error);
+    throw error;
   }
   if (failure) throw failure;
   succeeded.sort((a, b) => a.slot - b.slot);
   for (const { slot } of succeeded) run.executed.push(step.slots[slot]!.record.toolName);
-  const endedBy = endedBefore ?? (await firstEndingCall(run, step, succeeded, tools));
+  const ending = endedBefore ?? firstEndingCall(run, step, succeeded, tools);
+  const endedBy = isPromise(ending) ? await ending : ending;
   if (step.slots.some((slot) => !slot.record.result)) {
-    yield* finishStep(run, step);
+    finishStep(run, step);
     return endedBy ? { kind: "paused", endedBy } : { kind: "paused" };
   }
   run.messages.push({ role: "tool", results: step.slots.map((slot) => slot.record.result!) });
-  yield* finishStep(run, step);
+  finishStep(run, step);
   return endedBy ? { kind: "ended", endedBy } : { kind: "continue" };
 }
 
@@ -77,19 +89,25 @@ function failureOf<Deps>(
   return undefined;
 }
 
-async function firstEndingCall<Deps>(
+/** The first succeeded call, in call order, that `endsRun` says ends the run. */
+function firstEndingCall<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   succeeded: { slot: number; raw: unknown }[],
   tools: Tool<Deps>[],
-): Promise<ToolCall | undefined> {
+  from = 0,
+): MaybePromise<ToolCall | undefined> {
   const { endsRun } = run.options.policy;
   if (!endsRun) return undefined;
-  for (const { slot, raw } of succeeded) {
+  for (let index = from; index < succeeded.length; index++) {
+    const { slot, raw } = succeeded[index]!;
     const call = step.slots[slot]!.call!;
-    const ends = await run.race(
-      Promise.resolve(endsRun.call(run.options.policy, { call, output: raw, tools })),
-    );
+    const ends = endsRun.call(run.options.policy, { call, output: raw, tools });
+    if (isPromise(ends)) {
+      return run
+        .race(Promise.resolve(ends))
+        .then((ended) => (ended ? call : firstEndingCall(run, step, succeeded, tools, index + 1)));
+    }
     if (ends) return call;
   }
   return undefined;
@@ -104,23 +122,10 @@ export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: u
 }
 
 /**
- * Passes settled executions on; when the run is aborted meanwhile, adds the calls that had
- * started and not settled to the abort reason's `unsettledCalls` (when the reason is an
- * object), so the caller knows which side effects are uncertain.
+ * When the run is aborted while tools run, adds the calls that had started and not settled to
+ * the abort reason's `unsettledCalls` (when the reason is an object), so the caller knows
+ * which side effects are uncertain.
  */
-async function* withUnsettledOnAbort<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  settled: AsyncGenerator<Settled>,
-): AsyncGenerator<Settled> {
-  try {
-    yield* settled;
-  } catch (error) {
-    if (run.signal.aborted && error === run.signal.reason) noteUnsettled(run, step, error);
-    throw error;
-  }
-}
-
 function noteUnsettled<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>, reason: unknown): void {
   if (typeof reason !== "object" || reason === null || Object.isFrozen(reason)) return;
   const unsettled: UnsettledCall[] = step.slots

@@ -5,13 +5,13 @@ import type { RunContext } from "./run-context.js";
 import type { CallRecord } from "./step-record.js";
 
 /** `tool-result` events for the calls that already have a result, in call order. */
-export function* resultEvents<Deps>(
+export function resultEvents<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   slots: CallSlot<Deps>[],
-): Generator<LoopEvent> {
+): void {
   for (const slot of slots)
-    if (slot.record.result) yield resultEvent(run, step.index, slot.record, 0);
+    if (slot.record.result) run.emit(resultEvent(run, step.index, slot.record, 0));
 }
 
 export function resultEvent<Deps>(

@@ -1,4 +1,5 @@
 import { UnknownToolError } from "./errors.js";
+import { isPromise, type MaybePromise } from "./maybe-promise.js";
 import type { ToolSpec } from "./messages.js";
 import type { PreparedStep, StepTools } from "./policy.js";
 import type { ModelRequest } from "./provider.js";
@@ -18,29 +19,31 @@ export interface StepView<Deps> {
 }
 
 /** Asks `prepareStep` (when there is one) which tools this step shows and which may run. */
-export async function stepTools<Deps>(run: RunContext<Deps>): Promise<StepView<Deps>> {
-  const { tools, policy, specs } = run.options;
-  const prepared = policy.prepareStep
-    ? await run.race(
-        Promise.resolve(
-          policy.prepareStep({
-            stepIndex: run.steps.length,
-            executed: run.executed.slice(),
-            tools,
-          }),
-        ),
-      )
-    : undefined;
-  if (prepared === undefined || prepared === null) {
-    return {
-      shown: [...tools],
-      specs: specs.slice(),
-      callable: (name) => tools.find(name),
-      callableNames: () => tools.names(),
-      callableTools: () => [...tools],
-    };
-  }
-  return viewOf(tools, normalize(prepared));
+export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<Deps>> {
+  const { tools, policy } = run.options;
+  if (!policy.prepareStep) return fullView(run);
+  const prepared = policy.prepareStep({
+    stepIndex: run.steps.length,
+    executed: run.executed.slice(),
+    tools,
+  });
+  const viewFor = (answer: PreparedStep<Deps>) =>
+    answer === undefined || answer === null ? fullView(run) : viewOf(tools, normalize(answer));
+  return isPromise(prepared)
+    ? run.race(Promise.resolve(prepared)).then(viewFor)
+    : viewFor(prepared);
+}
+
+/** Every tool shown and callable; its specs were computed once, with the options. */
+function fullView<Deps>(run: RunContext<Deps>): StepView<Deps> {
+  const { tools, specs } = run.options;
+  return {
+    shown: [...tools],
+    specs: specs.slice(),
+    callable: (name) => tools.find(name),
+    callableNames: () => tools.names(),
+    callableTools: () => [...tools],
+  };
 }
 
 function normalize<Deps>(prepared: NonNullable<PreparedStep<Deps>>): StepTools<Deps> {
