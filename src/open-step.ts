@@ -1,5 +1,4 @@
 import { messageOf, TollgateError } from "./errors.js";
-import type { LoopEvent } from "./events.js";
 import type { ToolCallPart } from "./gate.js";
 import type { ToolCall } from "./messages.js";
 import type { RunContext } from "./run-context.js";

@@ -1,6 +1,5 @@
 import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
 import { ResumeError } from "./errors.js";
-import type { LoopEvent } from "./events.js";
 import type { Execution } from "./execute-calls.js";
 import type { ToolCallPart } from "./gate.js";
 import type { ResolvedOptions } from "./loop-options.js";

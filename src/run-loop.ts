@@ -1,6 +1,5 @@
 import { approvalDigest } from "./digest.js";
 import { TollgateError } from "./errors.js";
-import type { LoopEvent } from "./events.js";
 import { textOf } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
 import type { RunContext } from "./run-context.js";

@@ -1,6 +1,5 @@
 import { canonicalJson } from "./digest.js";
 import { TollgateError, ToolRetriesExceededError } from "./errors.js";
-import type { LoopEvent } from "./events.js";
 import type { Execution } from "./execute-calls.js";
 import type { GateOutcome, ToolCallPart } from "./gate.js";
 import { gate } from "./gate.js";

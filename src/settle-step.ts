@@ -1,5 +1,4 @@
 import { ToolExecutionError, ToolRetriesExceededError } from "./errors.js";
-import type { LoopEvent } from "./events.js";
 import type { Execution, ExecutionHooks } from "./execute-calls.js";
 import { executeCalls } from "./execute-calls.js";
 import { isPromise, type MaybePromise } from "./maybe-promise.js";
