@@ -13,6 +13,7 @@ import { runLoop, sealed } from "./run-loop.js";
 import type { RunResult } from "./run-result.js";
 import type { RunState } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
+import { noteUnsettledCalls } from "./unsettled-calls.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {
@@ -189,28 +190,33 @@ export class AgentLoop<Deps = unknown> {
     if (signal.aborted) return { result: Promise.reject(signal.reason), abandon };
     const { race, dispose } = abortRace(signal);
     const bus = this.#bus;
+    const deliver = sink
+      ? (event: LoopEvent) => {
+          bus.emit(event);
+          sink(event);
+        }
+      : (event: LoopEvent) => bus.emit(event);
     const run: RunContext<Deps> = {
       ...seed,
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       signal,
-      race,
       openStep: undefined,
-      emit: sink
-        ? (event) => {
-            bus.emit(event);
-            sink(event);
-          }
-        : (event) => bus.emit(event),
+      // After an abort the run has rejected: whatever is still settling emits nothing.
+      emit: (event) => {
+        if (!signal.aborted) deliver(event);
+      },
       checkpoint: checkpointer(() => run, this.#options),
     };
-    const result = start(run).then(
+    // The one place the run races its signal: it rejects the moment the signal aborts.
+    const result = race(start(run)).then(
       (value) => {
         dispose();
         return value;
       },
       (error: unknown) => {
         dispose();
+        if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
         abandon();
         throw error;
       },

@@ -31,8 +31,8 @@ export interface ExecutionHooks<Deps> {
 /**
  * Runs a step's allowed calls, up to `maxParallelToolCalls` at once; a `sequential` tool runs
  * alone, after the calls before it settle and before the calls after it start. Reports each
- * execution as it settles (completion order); never rejects for a tool's failure, only when
- * the run is aborted (at once, without waiting for running tools).
+ * execution as it settles (completion order); never rejects for a tool's failure. Once the run
+ * is aborted no call starts (the run itself has rejected already, see `AgentLoop`).
  */
 export async function executeCalls<Deps>(
   run: RunContext<Deps>,
@@ -42,7 +42,9 @@ export async function executeCalls<Deps>(
   hooks: ExecutionHooks<Deps>,
 ): Promise<void> {
   for (const batch of batches(executions)) {
-    await run.race(executeBatch(run, batch, step, tools, hooks));
+    if (batch.length === 1) hooks.settled(await startOne(run, batch[0]!, step, tools, hooks));
+    else await executeBatch(run, batch, step, tools, hooks);
+    run.signal.throwIfAborted();
   }
 }
 
@@ -84,17 +86,35 @@ function executeBatch<Deps>(
       else startMore();
     };
     const startMore = () => {
-      while (running < run.options.maxParallelToolCalls && started < batch.length) {
+      // After an abort (the run has already rejected) no further tool starts.
+      while (
+        running < run.options.maxParallelToolCalls &&
+        started < batch.length &&
+        !run.signal.aborted
+      ) {
         running++;
-        const execution = batch[started++]!;
-        const ready = hooks.start(execution);
-        const execute = () => executeOne(run, execution, step, tools);
-        // Only `start` (the checkpoint before the tool) can reject; then the tool never ran.
-        (ready ? ready.then(execute) : execute()).then(onSettled, reject);
+        startOne(run, batch[started++]!, step, tools, hooks).then(onSettled, reject);
       }
     };
     startMore();
   });
+}
+
+/**
+ * Starts one execution once `start` allows it. Only `start` (the checkpoint before the tool)
+ * can reject, and then the tool never ran; after an abort the tool is not started at all.
+ */
+function startOne<Deps>(
+  run: RunContext<Deps>,
+  execution: Execution<Deps>,
+  step: number,
+  tools: readonly Tool<Deps>[],
+  hooks: ExecutionHooks<Deps>,
+): Promise<Settled> {
+  const execute = () =>
+    run.signal.aborted ? new Promise<Settled>(() => {}) : executeOne(run, execution, step, tools);
+  const ready = hooks.start(execution);
+  return ready ? ready.then(execute) : execute();
 }
 
 const TIMED_OUT = Symbol("timed out");

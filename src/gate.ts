@@ -35,7 +35,7 @@ export interface GateInput<Deps> {
   /** The tool, when it is callable in this step. */
   tool: Tool<Deps> | undefined;
   /** Names of the tools callable in this step, for the "not available" message. */
-  callable: () => string[];
+  callable: readonly string[];
   step: number;
   hooks: readonly PreToolCallHook<Deps>[];
   policy: LoopPolicy<Deps>;
@@ -56,7 +56,7 @@ export interface GateInput<Deps> {
 export function gate<Deps>(input: GateInput<Deps>): MaybePromise<GateOutcome> {
   const { part, tool } = input;
   if (!tool) {
-    const names = input.callable();
+    const names = input.callable;
     return {
       kind: "unavailable",
       by: "default",

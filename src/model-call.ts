@@ -18,7 +18,8 @@ export async function callModel<Deps>(
   const options = { signal: run.signal };
   const assembler = new ResponseAssembler();
   if (!provider.stream) {
-    const response = await run.race(provider.generate(request, options));
+    const response = await provider.generate(request, options);
+    run.signal.throwIfAborted();
     for (const part of responseToParts(response)) {
       assembler.add(part);
       const event = deltaEvent(run.runId, step, part);
@@ -30,7 +31,8 @@ export async function callModel<Deps>(
   let finished = false;
   try {
     for (;;) {
-      const next = await run.race(parts.next());
+      const next = await parts.next();
+      run.signal.throwIfAborted();
       if (next.done) break;
       assembler.add(next.value);
       const event = deltaEvent(run.runId, step, next.value);

@@ -26,7 +26,7 @@ export interface CallSlot<Deps> {
 export interface OpenStep<Deps> {
   index: number;
   started: number;
-  view: Pick<StepView<Deps>, "shown" | "callableTools" | "callableNames" | "toolChoice">;
+  view: Pick<StepView<Deps>, "shownNames" | "callableTools" | "callableNames" | "toolChoice">;
   response: StepRecord["response"];
   /** The tool calls the model asked for, in call order. */
   parts: ToolCallPart[];
@@ -47,8 +47,8 @@ export function finishStep<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): v
 export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
   const record: StepRecord = {
     index: step.index,
-    tools: step.view.shown.map((tool) => tool.name),
-    callable: step.view.callableNames(),
+    tools: step.view.shownNames.slice(),
+    callable: step.view.callableNames.slice(),
     response: step.response,
     calls: step.slots.map((slot) => ({ ...slot.record })),
     usage: step.response.usage,

@@ -141,9 +141,9 @@ function openStepOf<Deps>(options: ResolvedOptions<Deps>, record: StepRecord): O
     (part): part is ToolCallPart => part.type === "tool-call",
   );
   const view: OpenStep<Deps>["view"] = {
-    shown: present(record.tools),
-    callableTools: () => present(record.callable),
-    callableNames: () => record.callable.slice(),
+    shownNames: record.tools,
+    callableTools: present(record.callable),
+    callableNames: record.callable,
   };
   if (record.toolChoice !== undefined) view.toolChoice = record.toolChoice;
   return {

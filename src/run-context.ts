@@ -1,4 +1,3 @@
-import type { AbortRace } from "./abort-race.js";
 import type { LoopEvent } from "./events.js";
 import type { ResolvedOptions } from "./loop-options.js";
 import type { Message, Usage } from "./messages.js";
@@ -14,9 +13,11 @@ export interface RunContext<Deps> {
   readonly runId: string;
   readonly deps: Deps;
   readonly maxSteps: number;
-  /** Aborts when the caller aborts or the run is abandoned; tools get it. */
+  /**
+   * Aborts when the caller aborts or the run is abandoned; tools get it. The run rejects the
+   * moment it aborts; the loop checks it after every await, so nothing more runs or is emitted.
+   */
   readonly signal: AbortSignal;
-  readonly race: AbortRace["race"];
   readonly messages: Message[];
   readonly steps: StepRecord[];
   usage: Usage;

@@ -31,7 +31,8 @@ export async function runLoop<Deps>(
     if (error instanceof TollgateError && !error.messages) error.messages = run.messages.slice();
     throw error;
   }
-  const result = await run.race(resultOf(run, outcome));
+  const result = await resultOf(run, outcome);
+  run.signal.throwIfAborted();
   run.emit({
     type: "run-finish",
     runId: run.runId,

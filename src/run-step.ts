@@ -33,15 +33,15 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     type: "step-start",
     runId,
     step: index,
-    tools: view.shown.map((tool) => tool.name),
-    callable: view.callableNames(),
+    tools: view.shownNames as string[],
+    callable: view.callableNames as string[],
   });
   const response = await callModel(
     run,
     {
       ...(run.options.instructions === undefined ? {} : { system: run.options.instructions }),
       messages: run.messages.slice(),
-      tools: view.specs,
+      tools: view.specs.slice(),
       ...(view.toolChoice === undefined ? {} : { toolChoice: view.toolChoice }),
       ...(run.options.settings === undefined ? {} : { settings: run.options.settings }),
     },
@@ -100,7 +100,7 @@ async function gateCalls<Deps>(
   const { runId, options } = run;
   let stop: { by: CallRecord["by"]; reason?: string } | undefined;
   for (const part of step.parts) {
-    const tool = view.callable(part.name);
+    const tool = view.find(part.name);
     const record: CallRecord = {
       toolCallId: part.id,
       toolName: part.name,
@@ -135,7 +135,8 @@ async function gateCalls<Deps>(
         context: (t) => toolContext(run, t, part, step.index),
         refused: (call) => refusal(run, call),
       });
-      const outcome = isPromise(judged) ? await run.race(judged) : judged;
+      const outcome = isPromise(judged) ? await judged : judged;
+      run.signal.throwIfAborted();
       applyOutcome(slot, outcome);
       if (outcome.kind === "stop")
         stop = {

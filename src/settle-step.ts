@@ -7,7 +7,6 @@ import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
 import { finishStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import { resultEvent } from "./step-events.js";
-import type { UnsettledCall } from "./step-record.js";
 import type { Tool } from "./tool.js";
 import { errorResult, okResult } from "./tool-output.js";
 
@@ -23,7 +22,7 @@ export async function settleStep<Deps>(
 ): Promise<StepOutcome> {
   const succeeded: { slot: number; raw: unknown }[] = [];
   let failure: unknown;
-  const tools = step.view.callableTools();
+  const tools = step.view.callableTools as Tool<Deps>[];
   const { store } = run.options;
   let written: Promise<void> | undefined;
   const hooks: ExecutionHooks<Deps> = {
@@ -49,13 +48,9 @@ export async function settleStep<Deps>(
       run.emit(resultEvent(run, step.index, record, done.ms));
     },
   };
-  try {
-    await executeCalls(run, executions, step.index, tools, hooks);
-    if (written) await run.race(written);
-  } catch (error) {
-    if (run.signal.aborted && error === run.signal.reason) noteUnsettled(run, step, error);
-    throw error;
-  }
+  await executeCalls(run, executions, step.index, tools, hooks);
+  if (written) await written;
+  run.signal.throwIfAborted();
   if (failure) throw failure;
   succeeded.sort((a, b) => a.slot - b.slot);
   for (const { slot } of succeeded) run.executed.push(step.slots[slot]!.record.toolName);
@@ -103,9 +98,10 @@ function firstEndingCall<Deps>(
     const call = step.slots[slot]!.call!;
     const ends = endsRun.call(run.options.policy, { call, output: raw, tools });
     if (isPromise(ends)) {
-      return run
-        .race(Promise.resolve(ends))
-        .then((ended) => (ended ? call : firstEndingCall(run, step, succeeded, tools, index + 1)));
+      return Promise.resolve(ends).then((ended) => {
+        run.signal.throwIfAborted();
+        return ended ? call : firstEndingCall(run, step, succeeded, tools, index + 1);
+      });
     }
     if (ends) return call;
   }
@@ -118,23 +114,4 @@ export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: u
   run.retries.set(tool.name, failures);
   if (failures > tool.maxRetries)
     throw new ToolRetriesExceededError(tool.name, tool.maxRetries, { cause });
-}
-
-/**
- * When the run is aborted while tools run, adds the calls that had started and not settled to
- * the abort reason's `unsettledCalls` (when the reason is an object), so the caller knows
- * which side effects are uncertain.
- */
-function noteUnsettled<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>, reason: unknown): void {
-  if (typeof reason !== "object" || reason === null || Object.isFrozen(reason)) return;
-  const unsettled: UnsettledCall[] = step.slots
-    .filter((slot) => slot.record.started)
-    .map(({ record }) => ({
-      runId: run.runId,
-      toolCallId: record.toolCallId,
-      toolName: record.toolName,
-      args: record.args,
-    }));
-  const holder = reason as { unsettledCalls?: UnsettledCall[] };
-  holder.unsettledCalls = [...(holder.unsettledCalls ?? []), ...unsettled];
 }

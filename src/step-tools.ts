@@ -7,14 +7,18 @@ import type { RunContext } from "./run-context.js";
 import type { Tool } from "./tool.js";
 import { Toolset } from "./toolset.js";
 
-/** The tools of one step: what the model is shown and what may run. */
+/**
+ * The tools of one step: what the model is shown and what may run. Plain data, shared and
+ * frozen when every tool is offered (computed once per loop, not per step).
+ */
 export interface StepView<Deps> {
   shown: readonly Tool<Deps>[];
-  specs: ToolSpec[];
+  shownNames: readonly string[];
+  specs: readonly ToolSpec[];
   /** The callable tool of this name, if any. */
-  callable(name: string): Tool<Deps> | undefined;
-  callableNames(): string[];
-  callableTools(): Tool<Deps>[];
+  find(name: string): Tool<Deps> | undefined;
+  callableNames: readonly string[];
+  callableTools: readonly Tool<Deps>[];
   toolChoice?: ModelRequest["toolChoice"];
 }
 
@@ -30,20 +34,33 @@ export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<De
   const viewFor = (answer: PreparedStep<Deps>) =>
     answer === undefined || answer === null ? fullView(run) : viewOf(tools, normalize(answer));
   return isPromise(prepared)
-    ? run.race(Promise.resolve(prepared)).then(viewFor)
+    ? Promise.resolve(prepared).then((answer) => {
+        run.signal.throwIfAborted();
+        return viewFor(answer);
+      })
     : viewFor(prepared);
 }
 
-/** Every tool shown and callable; its specs were computed once, with the options. */
+const fullViews = new WeakMap<object, StepView<any>>();
+
+/** Every tool shown and callable: computed once per loop. */
 function fullView<Deps>(run: RunContext<Deps>): StepView<Deps> {
   const { tools, specs } = run.options;
-  return {
-    shown: [...tools],
-    specs: specs.slice(),
-    callable: (name) => tools.find(name),
-    callableNames: () => tools.names(),
-    callableTools: () => [...tools],
-  };
+  let view = fullViews.get(run.options);
+  if (!view) {
+    const all = Object.freeze([...tools]);
+    const names = Object.freeze(tools.names());
+    view = Object.freeze({
+      shown: all,
+      shownNames: names,
+      specs: Object.freeze(specs.slice()),
+      find: (name: string) => tools.find(name),
+      callableNames: names,
+      callableTools: all,
+    });
+    fullViews.set(run.options, view);
+  }
+  return view;
 }
 
 function normalize<Deps>(prepared: NonNullable<PreparedStep<Deps>>): StepTools<Deps> {
@@ -74,10 +91,11 @@ function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps>
   }
   const view: StepView<Deps> = {
     shown,
+    shownNames: shown.map((tool) => tool.name),
     specs: shown.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-    callable: (name) => callable.get(name),
-    callableNames: () => [...callable.keys()],
-    callableTools: () => [...callable.values()],
+    find: (name) => callable.get(name),
+    callableNames: [...callable.keys()],
+    callableTools: [...callable.values()],
   };
   if (choice !== undefined) view.toolChoice = choice;
   return view;
