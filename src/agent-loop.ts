@@ -82,12 +82,14 @@ export class AgentLoop<Deps = unknown> {
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
-  async *stream(
-    input: string | Message[],
-    options: RunOptions<Deps> = {},
-  ): AsyncGenerator<LoopEvent> {
-    const seed = this.#seed(input, options);
-    yield* this.#events((sink) => this.#begin(seed, options, (run) => runLoop(run), sink));
+  stream(input: string | Message[], options: RunOptions<Deps> = {}): AsyncGenerator<LoopEvent> {
+    let seed: Seed;
+    try {
+      seed = this.#seed(input, options);
+    } catch (error) {
+      return failing(error); // bad input still fails on the first next(), as with a generator
+    }
+    return this.#events((sink) => this.#begin(seed, options, (run) => runLoop(run), sink));
   }
 
   /**
@@ -266,6 +268,12 @@ export class AgentLoop<Deps = unknown> {
       if (!outcome) started.abandon();
     }
   }
+}
+
+/** An event stream that fails at once with the given error. */
+// biome-ignore lint/correctness/useYield: it only throws, on the first next()
+async function* failing(error: unknown): AsyncGenerator<LoopEvent> {
+  throw error;
 }
 
 /** A run that has started: its result, and how to give it up. */
