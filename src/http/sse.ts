@@ -19,6 +19,15 @@ export interface SSEParser {
 }
 
 const LF = 10;
+const [D, A, T] = [100, 97, 116];
+
+/** Whether the line at `at` starts with `data:`. */
+const isDataField = (text: string, at: number) =>
+  text.charCodeAt(at) === D &&
+  text.charCodeAt(at + 1) === A &&
+  text.charCodeAt(at + 2) === T &&
+  text.charCodeAt(at + 3) === A &&
+  text.charCodeAt(at + 4) === COLON;
 const COLON = 58;
 const SPACE = 32;
 
@@ -59,23 +68,23 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void): SSEParser {
     if (text.charCodeAt(start) === COLON) return;
     let colon = text.indexOf(":", start);
     if (colon === -1 || colon > end) colon = end;
-    const field = text.slice(start, colon);
     let valueStart = colon + 1;
     if (valueStart < end && text.charCodeAt(valueStart) === SPACE) valueStart++;
     const value = valueStart < end ? text.slice(valueStart, end) : "";
-    switch (field) {
-      case "data":
-        data = hasData ? `${data}\n${value}` : value;
-        hasData = true;
+    // Field names compared in place: no string is made for them.
+    switch (colon - start) {
+      case 4:
+        if (text.startsWith("data", start)) {
+          data = hasData ? `${data}\n${value}` : value;
+          hasData = true;
+        }
         return;
-      case "event":
-        eventType = value;
+      case 5:
+        if (text.startsWith("event", start)) eventType = value;
+        else if (text.startsWith("retry", start) && /^\d+$/.test(value)) retry = Number(value);
         return;
-      case "id":
-        if (!value.includes("\0")) lastId = value;
-        return;
-      case "retry":
-        if (/^\d+$/.test(value)) retry = Number(value);
+      case 2:
+        if (text.startsWith("id", start) && !value.includes("\0")) lastId = value;
     }
   }
 
@@ -92,6 +101,28 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void): SSEParser {
       skipLeadingLF = false;
     }
     let nextCR = text.indexOf("\r", pos);
+    if (nextCR === -1 && pending === "") {
+      // The common case, LF line ends only: one search per line, `data:` lines read inline,
+      // and a one-line event (`data: …` then a blank line) handed over without buffering.
+      for (let lf = text.indexOf("\n", pos); lf !== -1; lf = text.indexOf("\n", pos)) {
+        if (pos === lf) dispatch();
+        else if (isDataField(text, pos)) {
+          const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, lf);
+          if (!hasData && text.charCodeAt(lf + 1) === LF) {
+            onEvent({ event: eventType, data: value, id: lastId, retry });
+            eventType = undefined;
+            retry = undefined;
+            pos = lf + 2;
+            continue;
+          }
+          data = hasData ? `${data}\n${value}` : value;
+          hasData = true;
+        } else processLine(text, pos, lf);
+        pos = lf + 1;
+      }
+      if (pos < text.length) pending = pos === 0 ? text : text.slice(pos);
+      return;
+    }
     let nextLF = text.indexOf("\n", pos);
     while (nextCR !== -1 || nextLF !== -1) {
       const lineEnd = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextCR, nextLF);
