@@ -1,0 +1,102 @@
+/**
+ * Focused profiles of tollgate alone, for finding why a target is missed:
+ *
+ *   npm run bench -- --profile=loop          # CPU: 20-step tool runs with the gate active
+ *   npm run bench -- --profile=stream        # CPU: 5,000 text deltas through loop.stream()
+ *   npm run bench -- --promise-sites=loop    # which functions create the promises (or =stream)
+ *
+ * `--profile` runs the compiled bench under `node --cpu-prof` for a few seconds of that
+ * workload, then prints the functions with the most self time, each with the src/ file it was
+ * bundled from; the .cpuprofile is kept (open it in Chrome DevTools or speedscope).
+ * `--promise-sites` counts, for one run, the promises created per unit by the nearest
+ * function on the stack.
+ */
+import { createHook } from "node:async_hooks";
+import { readFileSync } from "node:fs";
+import type { Contender } from "./harness.js";
+
+/** Loaded on demand, so the launcher (under tsx) never loads tollgate. */
+const WORKLOADS: Record<string, () => Promise<Contender>> = {
+  loop: async () =>
+    (await import("./loop-overhead.js")).tollgateContender({ steps: 20, callsPerStep: 1 }),
+  stream: async () => (await import("./streaming.js")).tollgateStream(5000),
+};
+
+/** The workload, run for `seconds` (the profiled child's job). */
+export async function profileChild(workload: string, seconds: number): Promise<void> {
+  const make = WORKLOADS[workload];
+  if (!make) throw new Error(`--profile: give one of ${Object.keys(WORKLOADS).join(", ")}`);
+  const contender = await make();
+  const until = performance.now() + seconds * 1000;
+  let runs = 0;
+  while (performance.now() < until) {
+    await contender.run();
+    runs++;
+  }
+  console.log(`${workload}: ${runs} runs in ${seconds} s`);
+}
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/**
+ * The functions with the most self time in a .cpuprofile, as "percent  name  (source)". Lines
+ * of the bundle are named by the `// src/…` section esbuild wrote above them.
+ */
+export function topSelfTime(profilePath: string, bundlePath: string, count = 30): string[] {
+  const profile = JSON.parse(readFileSync(profilePath, "utf8")) as { nodes: ProfileNode[] };
+  const sections: string[] = [];
+  let section = "bench";
+  for (const line of readFileSync(bundlePath, "utf8").split("\n")) {
+    const header = /^\/\/ ((?:src|bench)\/\S+)$/.exec(line);
+    if (header) section = header[1]!;
+    sections.push(section);
+  }
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    total += hits;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.endsWith(bundlePath)
+      ? `${sections[lineNumber]}`
+      : url.replace(/^file:\/\/.*node_modules\//, "") || "native";
+    const key = `${functionName || "(anonymous)"}  (${where})`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + hits);
+  }
+  return [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, hits]) => `${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+}
+
+/** Prints the functions that create the workload's promises, per unit, most first. */
+export async function promiseSites(workload: string): Promise<void> {
+  const make = WORKLOADS[workload];
+  if (!make) throw new Error(`--promise-sites: give one of ${Object.keys(WORKLOADS).join(", ")}`);
+  const contender = await make();
+  await contender.run();
+  const sites = new Map<string, number>();
+  let total = 0;
+  Error.stackTraceLimit = 8;
+  const hook = createHook({
+    init(_id, type) {
+      if (type !== "PROMISE") return;
+      total++;
+      const frames = (new Error().stack ?? "").split("\n").slice(2);
+      const frame = frames.find((line) => !line.includes("node:internal")) ?? "";
+      const name = /at (?:async )?([^\s(]+)/.exec(frame)?.[1] ?? "(native)";
+      sites.set(name, (sites.get(name) ?? 0) + 1);
+    },
+  });
+  hook.enable();
+  await contender.run();
+  hook.disable();
+  const per = (n: number) => (n / contender.units).toFixed(1).padStart(7);
+  console.log(`${workload}: ${per(total)} promises per unit, by the function creating them:`);
+  for (const [name, count] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${per(count)}  ${name}`);
+  }
+}

@@ -1,0 +1,610 @@
+/**
+ * The report: runs each section in its own process, then writes BENCHMARKS.md (or the --out
+ * file). Started by run.ts inside the compiled bench; see run.ts for the command-line flags.
+ */
+import { execSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { benchChild, makeBuildDir, ROOT } from "./compile.js";
+import { type Budget, compare, pairedRatio, type Stats } from "./harness.js";
+import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
+import { measureMemory } from "./memory.js";
+import { promisesPerUnit } from "./promises.js";
+import { longRunCost, WINDOW } from "./scaling.js";
+import { bundleSizes, importTimes } from "./size.js";
+import {
+  corpusSummary,
+  eventsourceParser,
+  FEEDS,
+  loadStreams,
+  loadTollgateParser,
+  parseAll,
+  sseContender,
+} from "./sse.js";
+import { streamContenders } from "./streaming.js";
+
+const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse"] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The value of `--name=value` on the command line. */
+const option = (name: string) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+/** How long each measurement runs. */
+interface Plan {
+  loop: Budget;
+  parallel: Budget;
+  stream: Budget;
+  sse: Budget;
+  /** Text deltas per streamed response. */
+  deltas: number;
+  /** Long runs for the scaling readings. */
+  longRuns: number;
+  pausedRuns: number;
+  /** Fresh processes per module for import time. */
+  importReps: number;
+}
+
+const FULL: Plan = {
+  loop: { rounds: 15, sampleMs: 150, warmupMs: 1500 },
+  parallel: { rounds: 10, sampleMs: 150, warmupMs: 1000 },
+  stream: { rounds: 15, sampleMs: 150, warmupMs: 1500 },
+  sse: { rounds: 15, sampleMs: 100, warmupMs: 500 },
+  deltas: 5000,
+  longRuns: 15,
+  pausedRuns: 10_000,
+  importReps: 10,
+};
+const QUICK: Plan = {
+  loop: { rounds: 3, sampleMs: 10, warmupMs: 20 },
+  parallel: { rounds: 2, sampleMs: 10, warmupMs: 10 },
+  stream: { rounds: 3, sampleMs: 10, warmupMs: 20 },
+  sse: { rounds: 3, sampleMs: 10, warmupMs: 20 },
+  deltas: 1000,
+  longRuns: 2,
+  pausedRuns: 1000,
+  importReps: 2,
+};
+
+/** One target of the issue, with what was measured. */
+interface Target {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+/** What one section adds to the report. */
+interface SectionResult {
+  markdown: string;
+  targets: Target[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// formatting
+
+/** 3 significant figures, thousands separated. */
+function num(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+const kB = (bytes: number) => `${num(bytes / 1000)} kB`;
+const MB = (bytes: number) => `${num(bytes / 1e6)} MB`;
+const mark = (met: boolean) => (met ? "✅" : "❌");
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/**
+ * Rows of a side-by-side table: median/min/max, the ratio to tollgate's time (round by round),
+ * and the promises created per unit when counted.
+ */
+function sideBySide(
+  results: Map<string, Stats>,
+  unit: string,
+  base: string,
+  promises?: Map<string, number>,
+): string {
+  const baseline = results.get(base)!;
+  return table(
+    [
+      "contender",
+      `median ${unit}`,
+      "min",
+      "max",
+      "÷ tollgate (per-round median)",
+      ...(promises ? [`promises/${unit.split("/")[1]}`] : []),
+    ],
+    [...results].map(([name, s]) => [
+      name === base ? `**${name}**` : s.late && !name.endsWith("‡") ? `${name} †` : name,
+      num(s.median),
+      num(s.min),
+      num(s.max),
+      name === base ? "1" : `${num(pairedRatio(s, baseline))}×`,
+      ...(promises ? [num(promises.get(name) ?? Number.NaN)] : []),
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// sections
+
+const SHAPE: LoopShape = { steps: 20, callsPerStep: 1 };
+
+/**
+ * What the † and ‡ rows mean, with how much slower tollgate got once agents-core had run in
+ * the process.
+ */
+function agentsNote(results: Map<string, Stats>): string {
+  const before = results.get("tollgate")!.median;
+  const after = results.get(AFTER_AGENTS("tollgate"))!.median;
+  const floorBefore = results.get("floor (hand-written loop)")!.median;
+  const floorAfter = results.get(AFTER_AGENTS("floor (hand-written loop)"))!.median;
+  return `† agents-core is measured after the other rows, in a second phase of the same process, and its
+ratio is a ratio of medians: once its \`Runner\` has run, agents-core has switched on
+\`AsyncLocalStorage\` (its trace context, even with tracing disabled), which on Node 20 installs a
+promise hook for the rest of the process and makes every promise of every library slower. ‡ The
+same contenders measured again after that: tollgate ${num(before)} → ${num(after)} µs/step
+(${num(after / before)}×), the floor ${num(floorBefore)} → ${num(floorAfter)} µs/step
+(${num(floorAfter / floorBefore)}×). An app that runs agents-core pays this on all its async code.`;
+}
+
+async function loopSection(budget: Plan): Promise<SectionResult> {
+  const results = await compare(loopContenders(SHAPE), budget.loop);
+  const promises = promisesPerUnit("loop", budget.deltas);
+  const tollgate = results.get("tollgate")!;
+  const ai = pairedRatio(results.get("AI SDK 7 generateText")!, tollgate);
+  const agents = pairedRatio(results.get("OpenAI agents-core Runner")!, tollgate);
+  const floor = pairedRatio(tollgate, results.get("floor (hand-written loop)")!);
+  return {
+    markdown: `## 1. Loop overhead per tool step
+
+A fake model asks for one \`get_weather\` call (zod schema \`{ city: string }\`) per step for
+${SHAPE.steps} steps, then answers; time per run ÷ ${SHAPE.steps} tool steps (the final answering
+step is included in the run). tollgate runs with 2 pre-call hooks and a policy
+(\`decideToolCall\` → ALLOW, \`endsRun\` → false). Every run checks the tool ran ${SHAPE.steps}
+times and the run ended with the answer.
+
+${sideBySide(results, "µs/step", "tollgate", promises)}
+
+tollgate is **${num(ai)}×** faster than the AI SDK, **${num(agents)}×** faster than agents-core,
+and **${num(floor)}×** the floor.
+
+${agentsNote(results)}
+`,
+    targets: [
+      {
+        target: "≤ 15 µs per tool step, gate active",
+        measured: `${num(tollgate.median)} µs`,
+        met: tollgate.median <= 15,
+      },
+      { target: "≥ 15× faster than AI SDK", measured: `${num(ai)}×`, met: ai >= 15 },
+      { target: "≤ 4× the floor", measured: `${num(floor)}×`, met: floor <= 4 },
+    ],
+  };
+}
+
+async function streamSection(budget: Plan): Promise<SectionResult> {
+  const results = await compare(streamContenders(budget.deltas), budget.stream);
+  const promises = promisesPerUnit("stream", budget.deltas);
+  const name = "tollgate loop.stream()";
+  const tollgate = results.get(name)!;
+  const ai = Math.min(
+    ...[...results]
+      .filter(([n]) => n.startsWith("AI SDK"))
+      .map(([, s]) => pairedRatio(s, tollgate)),
+  );
+  return {
+    markdown: `## 2. Streaming: cost per text delta
+
+The fake model streams ${num(budget.deltas)} text deltas, then finishes; the consumer counts
+the deltas it gets (and checks it got all of them). tollgate reads \`loop.stream()\` (every event
+of the run, filtered to \`text-delta\`); the AI SDK reads \`textStream\` or \`fullStream\` of
+\`streamText\` over \`MockLanguageModelV4\`; the floor is an async generator handing the same
+parts over to \`for await\`.
+
+${sideBySide(results, "µs/delta", name, promises)}
+`,
+    targets: [
+      {
+        target: "≤ 1 µs per streamed text delta",
+        measured: `${num(tollgate.median)} µs`,
+        met: tollgate.median <= 1,
+      },
+      {
+        target: "≥ 40× better than AI SDK (its faster way of reading)",
+        measured: `${num(ai)}×`,
+        met: ai >= 40,
+      },
+    ],
+  };
+}
+
+async function scalingSection(budget: Plan): Promise<SectionResult> {
+  const at = [10, 100, 1000];
+  const long = await longRunCost(at, budget.longRuns);
+  const first = long[0]!.stats.median;
+  const growth = long[long.length - 1]!.stats.median / first;
+  const longTable = table(
+    ["step", "median µs/step", "min", "max", "÷ step 10"],
+    long.map(({ step, stats: s }) => [
+      String(step),
+      num(s.median),
+      num(s.min),
+      num(s.max),
+      `${num(s.median / first)}×`,
+    ]),
+  );
+  let parallel = "";
+  for (const callsPerStep of [4, 32]) {
+    const shape = { steps: 20, callsPerStep };
+    const results = await compare(loopContenders(shape), budget.parallel);
+    parallel += `\n### ${callsPerStep} parallel tool calls per step (20 steps)\n\n${sideBySide(results, "µs/step", "tollgate")}\n\ntollgate: ${num(results.get("tollgate")!.median / callsPerStep)} µs per call (the step ÷ its calls). † and ‡ as in section 1.\n`;
+  }
+  return {
+    markdown: `## 3. Scaling
+
+### Per-step cost along one long run
+
+One run of ${at[at.length - 1]! + WINDOW + 1} steps (gate active); the fake model stamps the time
+of each call, and the cost at step k is (call k+${WINDOW} − call k) ÷ ${WINDOW}. Median over
+${budget.longRuns} runs.
+
+${longTable}
+${parallel}`,
+    targets: [
+      {
+        target: "flat from step 10 to step 1,000 (step 1,000 ≤ 1.5× step 10)",
+        measured: `${num(growth)}×`,
+        met: growth <= 1.5,
+      },
+    ],
+  };
+}
+
+function memorySection(budget: Plan): SectionResult {
+  const m = measureMemory(budget.pausedRuns);
+  const perRun = (m.heapAfter - m.heapBefore) / m.pausedRuns;
+  const tenThousand = perRun * 10_000;
+  const at = (step: number) => m.stateBytes.find((s) => s.step === step)!.bytes;
+  const perStep = (at(100) - at(10)) / 90;
+  return {
+    markdown: `## 4. Memory
+
+${num(m.pausedRuns)} runs paused on NEEDS_APPROVAL (one pending call each, gate of section 1)
+held as their \`RunResult\`s, in a child process with \`--expose-gc\` (heap after full GCs).
+
+${table(
+  ["", "value"],
+  [
+    ["heap per paused run", kB(perRun)],
+    [
+      `heap of 10,000 paused runs${m.pausedRuns === 10_000 ? "" : " (extrapolated)"}`,
+      MB(tenThousand),
+    ],
+    ["heap used before / with the runs held", `${MB(m.heapBefore)} / ${MB(m.heapAfter)}`],
+    ...m.stateBytes.map((s) => [
+      `\`JSON.stringify(result.state).length\`, paused at step ${s.step}`,
+      `${num(s.bytes)} B`,
+    ]),
+    ["serialized state per step (steps 10 → 100)", `${num(perStep)} B`],
+  ],
+)}
+`,
+    targets: [
+      {
+        target: "10,000 paused runs ≤ 200 MB heap",
+        measured: MB(tenThousand),
+        met: tenThousand <= 200e6,
+      },
+    ],
+  };
+}
+
+async function sizeSection(budget: Plan): Promise<SectionResult> {
+  const { dir, dispose } = makeBuildDir();
+  try {
+    const sizes = await bundleSizes(dir);
+    const imports = importTimes(join(dir, "tollgate.mjs"), budget.importReps);
+    const core = sizes[0]!;
+    const tollgateImport = imports.rows[0]!;
+    return {
+      markdown: `## 5. Size and start-up
+
+esbuild: bundle, minify, ESM, platform node, target es2022, \`zod\` and \`zod/*\` external;
+then gzip -9. tollgate is bundled from src/index.ts (not dist/); 1 kB = 1,000 bytes.
+
+${table(
+  ["bundle", "entry", "min", "min+gzip"],
+  sizes.map((s) => [s.name, `\`${s.entry}\``, kB(s.minBytes), `**${kB(s.gzipBytes)}**`]),
+)}
+
+tollgate's bundle by origin (minified bytes): ${core.composition.map((c) => `${c.origin} ${kB(c.bytes)}`).join(", ")}.
+
+Import time, ${budget.importReps} fresh processes each, interleaved. *Cold*: wall time of
+\`node -e "import('…')"\` minus the median of \`node -e 0\` (${num(imports.bare.median)} ms).
+*Over zod*: \`await import('…')\` timed inside a process that already imported \`zod\` (as an app
+defining zod tools has). tollgate is the ESM bundle above.
+
+${table(
+  ["module", "cold median ms", "min", "max", "over zod median ms", "min", "max"],
+  imports.rows.map((r) => [
+    r.name,
+    num(r.cold.median),
+    num(r.cold.min),
+    num(r.cold.max),
+    num(r.overZod.median),
+    num(r.overZod.min),
+    num(r.overZod.max),
+  ]),
+)}
+`,
+      targets: [
+        {
+          target: "core ≤ 15 kB min+gzip",
+          measured: kB(core.gzipBytes),
+          met: core.gzipBytes <= 15_000,
+        },
+        {
+          target: "import ≤ 20 ms above bare `node -e 0` (cold)",
+          measured: `${num(tollgateImport.cold.median)} ms (over zod: ${num(tollgateImport.overZod.median)} ms)`,
+          met: tollgateImport.cold.median <= 20,
+        },
+      ],
+    };
+  } finally {
+    dispose();
+  }
+}
+
+async function sseSection(budget: Plan): Promise<SectionResult> {
+  const streams = loadStreams();
+  const bytes = streams.reduce((sum, s) => sum + Buffer.byteLength(s.text), 0);
+  const corpus = table(
+    ["family", "streams", "of them rebuilt from .chunks.txt", "bytes"],
+    corpusSummary(streams).map((f) => [
+      f.family,
+      String(f.streams),
+      String(f.rebuilt),
+      num(f.bytes),
+    ]),
+  );
+  const intro = `## 6. SSE parse throughput
+
+The ${streams.length} recorded streams of test/fixtures/real (${kB(bytes)}): raw SSE bodies
+(\`*.bin\`, \`*_response.txt\`, the SSE bodies inside the \`*.yaml\` cassettes and the
+\`<uuid>.json\` recordings) fed as they are, and \`*.chunks.txt\` files framed again as SSE
+the way SOURCES.md says. One run parses every stream once with a fresh parser, fed whole (one
+\`feed\` per stream), per event (one \`feed\` per event, as when each arrives in its own network
+read) or in 64-character chunks (cut anywhere, CRLFs included); the consumer counts events and
+data characters. MB/s = 10⁶ bytes per second.
+
+${corpus}
+`;
+  const tollgate = await loadTollgateParser();
+  if (!tollgate) {
+    return {
+      markdown: `${intro}\ntollgate's SSE parser (src/http/sse.ts, \`createSSEParser\`): **not yet available** — the harness plugs it in with the one import in \`bench/sse.ts\` (\`loadTollgateParser\`).\n`,
+      targets: [
+        {
+          target: "SSE parsing at least as fast as eventsource-parser",
+          measured: "not yet available",
+          met: false,
+        },
+      ],
+    };
+  }
+  const expected = parseAll(eventsourceParser, streams);
+  const agree = JSON.stringify(parseAll(tollgate, streams)) === JSON.stringify(expected);
+  const rows: string[][] = [];
+  const targets: Target[] = [];
+  for (const [mode, feeds] of Object.entries(FEEDS)) {
+    const names = [`tollgate createSSEParser (${mode})`, `eventsource-parser (${mode})`];
+    const results = await compare(
+      [
+        sseContender(names[0]!, tollgate, streams, feeds, expected.length),
+        sseContender(names[1]!, eventsourceParser, streams, feeds, expected.length),
+      ],
+      budget.sse,
+    );
+    const t = results.get(names[0]!)!;
+    const e = results.get(names[1]!)!;
+    const ratio = 1 / pairedRatio(t, e);
+    for (const [name, s] of [
+      [names[0]!, t],
+      [names[1]!, e],
+    ] as const) {
+      rows.push([
+        name,
+        num(1 / s.median),
+        num(1 / s.max),
+        num(1 / s.min),
+        name === names[0] ? `${num(ratio)}×` : "1",
+      ]);
+    }
+    targets.push({
+      target: `SSE parsing at least as fast as eventsource-parser (${mode})`,
+      measured: `${num(ratio)}×`,
+      met: ratio >= 1,
+    });
+  }
+  return {
+    markdown: `${intro}
+${table(["parser", "median MB/s", "min", "max", "÷ eventsource-parser (per-round median)"], rows)}
+
+Both parsers give the same ${num(expected.length)} events (event name and data) on this corpus: ${agree ? "yes" : "**NO — they disagree**"}.
+`,
+    targets,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the report
+
+function machine(loadStart: number[]): string {
+  const cpu = cpus();
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(", ");
+  return table(
+    ["", ""],
+    [
+      ["CPU", `${cpu[0]?.model ?? "unknown"} × ${cpu.length} cores`],
+      ["memory", `${(totalmem() / 2 ** 30).toFixed(0)} GiB`],
+      ["OS", `${process.platform} ${release()}`],
+      ["Node", process.version],
+      ["load average (1, 5, 15 min) at start / end", `${load(loadStart)} / ${load(loadavg())}`],
+    ],
+  );
+}
+
+function versions(): string {
+  const version = (name: string) =>
+    (
+      JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version;
+  const own = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+  let commit = "unknown commit";
+  try {
+    const git = (args: string) =>
+      execSync(`git ${args}`, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    commit = git("rev-parse --short HEAD").trim();
+    const dirty = git("status --porcelain -- src").trim();
+    if (dirty) commit += " + uncommitted changes in src/";
+  } catch {}
+  return table(
+    ["package", "version"],
+    [
+      ["tollgate", `${own.version} (${commit})`],
+      ...["ai", "@openai/agents-core", "eventsource-parser", "zod", "esbuild"].map((name) => [
+        name,
+        version(name),
+      ]),
+    ],
+  );
+}
+
+const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | SectionResult> = {
+  loop: loopSection,
+  stream: streamSection,
+  scaling: scalingSection,
+  memory: memorySection,
+  size: sizeSection,
+  sse: sseSection,
+};
+
+/** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */
+export async function sectionChild(section: string): Promise<void> {
+  const run = SECTION_RUNS[section as Section];
+  if (!run) throw new Error(`unknown section ${section}`);
+  const result = await run(process.argv.includes("--quick") ? QUICK : FULL);
+  process.stdout.write(JSON.stringify(result));
+}
+
+/**
+ * Runs one section in a fresh process (the compiled bench again): what a section leaves behind
+ * cannot slow the next one (agents-core's AsyncLocalStorage stays on for good, for one).
+ */
+function runSection(section: Section, quick: boolean): SectionResult {
+  const stdout = benchChild([`--section-child=${section}`, ...(quick ? ["--quick"] : [])]);
+  return JSON.parse(stdout) as SectionResult;
+}
+
+/** Runs the sections the flags ask for, each in its own process, and writes the report. */
+export async function main(): Promise<void> {
+  const quick = process.argv.includes("--quick");
+  const only = option("only")?.split(",") as Section[] | undefined;
+  const unknown = only?.filter((s) => !SECTIONS.includes(s));
+  if (unknown?.length) throw new Error(`--only: unknown section ${unknown}; use ${SECTIONS}`);
+  const partial = quick || only !== undefined;
+  const out =
+    option("out") ??
+    (partial
+      ? join(tmpdir(), `tollgate-BENCHMARKS.${quick ? "quick" : "partial"}.md`)
+      : join(ROOT, "BENCHMARKS.md"));
+  const loadStart = loadavg();
+  const started = performance.now();
+
+  const parts: string[] = [];
+  const targets: Target[] = [];
+  let failed = false;
+  for (const section of only ?? SECTIONS) {
+    const sectionStart = performance.now();
+    process.stdout.write(`bench: ${section} … `);
+    try {
+      const result = runSection(section, quick);
+      parts.push(result.markdown);
+      targets.push(...result.targets);
+      console.log(`${((performance.now() - sectionStart) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      failed = true;
+      const message = (error as Error)?.message ?? String(error);
+      parts.push(`## ${section}\n\n❌ **failed**:\n\n\`\`\`\n${message.trim()}\n\`\`\`\n`);
+      console.log(`FAILED\n${message}`);
+    }
+  }
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  const banner = partial
+    ? `> **${quick ? "QUICK SMOKE RUN" : "PARTIAL RUN"}** (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${quick ? "tiny budgets, the numbers are NOT measurements. " : ""}The real report is BENCHMARKS.md, written by a full \`npm run bench\`.\n\n`
+    : "";
+  const report = `# Benchmarks
+
+${banner}Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${seconds} s; do not edit by hand.
+Medians over rounds. In each round every contender of a table runs back to back in one process,
+in a rotating order, so load on the machine spreads over all of them; ratios are taken round by
+round (each contender's time ÷ tollgate's in the same round), then the median. Times are wall
+time. The promises column counts the promises a contender creates per unit (\`async_hooks\`, in a
+child process): unlike a time it does not move with the machine's load, and it tracks most of an
+async loop's overhead. Targets come from issue 5 and are never asserted: this machine is shared
+and noisy (see the load average below).
+
+## Targets
+
+${table(
+  ["target", "measured (median)", ""],
+  targets.map((t) => [t.target, t.measured, mark(t.met)]),
+)}
+
+## Machine
+
+${machine(loadStart)}
+
+## Versions
+
+${versions()}
+
+## How it is measured
+
+- The bench is bundled with esbuild and run with plain \`node\` (see bench/compile.ts): tollgate
+  is compiled from src/ as tsup compiles it, the peers load their published builds. Under tsx,
+  every tollgate closure would pay for tsx's \`keepNames\` helper.
+- Each section runs in a fresh process, so nothing one section leaves behind slows the next.
+  Within a section, agents-core runs last (see † in section 1): once it has run, every promise
+  of the process is slower.
+- tollgate's fake model is a plain \`Provider\` object with only \`generate\` (no request recording;
+  the same non-streaming path the AI SDK's \`MockLanguageModelV4.doGenerate\` takes), or with only
+  \`stream\` for section 2. One \`AgentLoop\` serves every run, as in an app. The AI SDK gets a new
+  \`MockLanguageModelV4\` per run (it records every call). agents-core gets a small \`Model\`
+  class and tracing disabled (its fastest setting).
+- Each run of each contender checks it did the work (tool executions, steps, final text, deltas,
+  events), so a broken setup fails the bench instead of looking fast.
+
+${parts.join("\n")}`;
+  writeFileSync(out, report);
+  console.log(
+    `\n${table(
+      ["target", "measured", ""],
+      targets.map((t) => [t.target, t.measured, mark(t.met)]),
+    )}\n\nbench: wrote ${out} (${seconds} s)`,
+  );
+  if (failed) process.exitCode = 1;
+}

@@ -1,0 +1,63 @@
+/**
+ * `npm run bench` — measures tollgate side by side with the AI SDK, OpenAI agents-core and a
+ * hand-written floor, and rewrites BENCHMARKS.md.
+ *
+ *   npm run bench                      full run (a few minutes), writes BENCHMARKS.md
+ *   npm run bench -- --quick           smoke run (seconds), writes $TMPDIR/tollgate-BENCHMARKS.quick.md
+ *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse)
+ *   npm run bench -- --out=FILE        write the report elsewhere
+ *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream)
+ *   npm run bench -- --promise-sites=loop   where tollgate's promises come from (loop | stream)
+ *
+ * A partial run (--quick, --only) never writes BENCHMARKS.md unless --out says so.
+ *
+ * Under tsx this file only compiles the bench and runs the bundle with plain node (compile.ts
+ * says why); it imports nothing of tollgate or the peers until it runs compiled. Compiled, it
+ * runs the report (report.ts), or one of the child jobs the report and --profile start.
+ */
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUNDLED, relaunch } from "./compile.js";
+import { topSelfTime } from "./profile.js";
+
+const option = (name: string) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+if (!BUNDLED) {
+  const profile = option("profile");
+  if (profile) {
+    const dir = mkdtempSync(join(tmpdir(), "tollgate-profile-"));
+    process.exitCode = await relaunch(
+      [`--profile-child=${profile}`, `--seconds=${option("seconds") ?? "5"}`],
+      ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+      (bundle) => {
+        const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"))!;
+        console.log(`profile: ${join(dir, file)}\ntop self time:`);
+        for (const line of topSelfTime(join(dir, file), bundle)) console.log(line);
+      },
+    );
+  } else if (option("promise-sites")) {
+    process.exitCode = await relaunch([`--promise-sites-child=${option("promise-sites")}`]);
+  } else {
+    process.exitCode = await relaunch(process.argv.slice(2));
+  }
+} else if (option("section-child")) {
+  const { sectionChild } = await import("./report.js");
+  await sectionChild(option("section-child")!);
+} else if (option("memory-child")) {
+  const { memoryChild } = await import("./memory.js");
+  await memoryChild(Number(option("memory-child")));
+} else if (option("promises-child")) {
+  const { promisesChild } = await import("./promises.js");
+  await promisesChild(option("promises-child") as "loop" | "stream", Number(option("deltas")));
+} else if (option("promise-sites-child")) {
+  const { promiseSites } = await import("./profile.js");
+  await promiseSites(option("promise-sites-child")!);
+} else if (option("profile-child")) {
+  const { profileChild } = await import("./profile.js");
+  await profileChild(option("profile-child")!, Number(option("seconds") ?? 5));
+} else {
+  const { main } = await import("./report.js");
+  await main();
+}
