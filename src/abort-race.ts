@@ -1,30 +1,26 @@
 /**
- * Settles a promise early when a signal aborts: `race(p)` rejects with the signal's reason the
- * moment it aborts, without waiting for `p`. One listener serves every race of a run, so a
- * long stream adds no listener per part; races are awaited one at a time.
+ * A promise that settles like `promise`, or rejects with the signal's reason the moment the
+ * signal aborts, without waiting for `promise`. A run is raced against its signal once, as a
+ * whole; the loop checks the signal after each of its own awaits.
  */
-export interface AbortRace {
-  race<T>(promise: Promise<T>): Promise<T>;
-  /** Removes the listener; call when the run is over. */
-  dispose(): void;
-}
-
-/** Makes the race helper for one run's signal. */
-export function abortRace(signal: AbortSignal): AbortRace {
-  let rejectCurrent: ((reason: unknown) => void) | undefined;
-  const onAbort = () => rejectCurrent?.(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  return {
-    race<T>(promise: Promise<T>): Promise<T> {
-      if (signal.aborted) {
-        promise.catch(() => {});
-        return Promise.reject(signal.reason);
-      }
-      return new Promise<T>((resolve, reject) => {
-        rejectCurrent = reject;
-        promise.then(resolve, reject);
-      });
-    },
-    dispose: () => signal.removeEventListener("abort", onAbort),
-  };
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const done = () => signal.removeEventListener("abort", onAbort);
+    promise.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,4 +1,4 @@
-import { abortRace } from "./abort-race.js";
+import { raceSignal } from "./abort-race.js";
 import { ResumeError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
@@ -190,7 +190,6 @@ export class AgentLoop<Deps = unknown> {
         controller.abort(new DOMException("the run was abandoned", "AbortError"));
     };
     if (signal.aborted) return { result: Promise.reject(signal.reason), abandon };
-    const { race, dispose } = abortRace(signal);
     const bus = this.#bus;
     const deliver = sink
       ? (event: LoopEvent) => {
@@ -211,18 +210,11 @@ export class AgentLoop<Deps = unknown> {
       checkpoint: checkpointer(() => run, this.#options),
     };
     // The one place the run races its signal: it rejects the moment the signal aborts.
-    const result = race(start(run)).then(
-      (value) => {
-        dispose();
-        return value;
-      },
-      (error: unknown) => {
-        dispose();
-        if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
-        abandon();
-        throw error;
-      },
-    );
+    const result = raceSignal(start(run), signal).catch((error: unknown) => {
+      if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
+      abandon();
+      throw error;
+    });
     return { result, abandon };
   }
 
