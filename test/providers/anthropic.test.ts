@@ -14,10 +14,12 @@ import {
   chunkLines,
   chunksToSSE,
   exchangeAnswer,
+  jsonAnswer,
   recording,
   recordingJson,
   runStream,
   STREAM_MODES,
+  sse,
   textOf,
   userRequest,
 } from "./support/recordings.js";
@@ -41,17 +43,6 @@ async function serve(answers: ReplayAnswer[], options: { maxRetries?: number } =
     }),
   };
 }
-
-const sse = (body: string, mode: ReplayAnswer): ReplayAnswer => ({
-  headers: { "content-type": "text/event-stream; charset=utf-8" },
-  body,
-  ...mode,
-});
-const jsonAnswer = (body: string, status = 200): ReplayAnswer => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body,
-});
 
 /** The `data:` payloads of a raw Anthropic SSE text, parsed (a test-side reading of the recording). */
 const dataOf = (raw: string): any[] =>
@@ -82,7 +73,7 @@ const withoutCaller = (block: any) => {
 describe.each(STREAM_MODES)("anthropic stream, replayed with split %o", (mode) => {
   it("text, a ping, then tool input in fragments (anthropic-sdk-typescript tool_use_response.txt)", async () => {
     const { provider, server } = await serve([
-      sse(recording("anthropic/tool_use_response.txt"), mode),
+      sse(recording("anthropic/tool_use_response.txt"), mode, "text/event-stream; charset=utf-8"),
     ]);
     const { response, deltas } = await runStream(provider, userRequest("Weather in Paris?"));
     expect(response.parts).toEqual([
@@ -118,7 +109,11 @@ describe.each(STREAM_MODES)("anthropic stream, replayed with split %o", (mode) =
 
   it("a message that stops inside a tool's input is a ProviderError (anthropic-sdk-typescript incomplete_partial_json_response.txt)", async () => {
     const { provider } = await serve([
-      sse(recording("anthropic/incomplete_partial_json_response.txt"), mode),
+      sse(
+        recording("anthropic/incomplete_partial_json_response.txt"),
+        mode,
+        "text/event-stream; charset=utf-8",
+      ),
     ]);
     const { error, response } = await runStream(provider, userRequest("taxes"));
     expect(error).toBeInstanceOf(ProviderError);
@@ -133,7 +128,9 @@ describe.each(STREAM_MODES)("anthropic stream, replayed with split %o", (mode) =
 
   it("plain text (vercel anthropic-text.chunks.txt)", async () => {
     const lines = chunkLines("anthropic/anthropic-text.chunks.txt");
-    const { provider } = await serve([sse(chunksToSSE(lines, "typed-events"), mode)]);
+    const { provider } = await serve([
+      sse(chunksToSSE(lines, "typed-events"), mode, "text/event-stream; charset=utf-8"),
+    ]);
     const { response } = await runStream(provider, userRequest("How are you?"));
     expect(response.parts).toEqual([
       {
@@ -152,7 +149,9 @@ describe.each(STREAM_MODES)("anthropic stream, replayed with split %o", (mode) =
 
   it('a tool without arguments streams only "" and gets "{}" (vercel anthropic-tool-no-args.chunks.txt)', async () => {
     const lines = chunkLines("anthropic/anthropic-tool-no-args.chunks.txt");
-    const { provider } = await serve([sse(chunksToSSE(lines, "typed-events"), mode)]);
+    const { provider } = await serve([
+      sse(chunksToSSE(lines, "typed-events"), mode, "text/event-stream; charset=utf-8"),
+    ]);
     const { response } = await runStream(provider, userRequest("update the issues"));
     expect(response.parts).toEqual([
       { type: "text", text: "I'll update the issue list for you." },
@@ -173,7 +172,9 @@ describe.each(STREAM_MODES)("anthropic stream, replayed with split %o", (mode) =
 
   it("thinking with its signature, then text (vercel anthropic-clear-thinking.1.chunks.txt)", async () => {
     const lines = chunkLines("anthropic/anthropic-clear-thinking.1.chunks.txt");
-    const { provider } = await serve([sse(chunksToSSE(lines, "typed-events"), mode)]);
+    const { provider } = await serve([
+      sse(chunksToSSE(lines, "typed-events"), mode, "text/event-stream; charset=utf-8"),
+    ]);
     const { response } = await runStream(provider, userRequest("and divided by 5?"));
     const signature = lines.find((l) => l.delta?.type === "signature_delta").delta.signature;
     expect(response.parts).toEqual([

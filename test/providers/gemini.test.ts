@@ -14,13 +14,18 @@ import {
   cassetteAnswer,
   chunkLines,
   chunksToSSE,
+  jsonAnswer,
   recording,
   recordingJson,
   runStream,
   STREAM_MODES,
+  sse,
   textOf,
   userRequest,
 } from "./support/recordings.js";
+
+const jsonAnswerOf = (body: string, status = 200) =>
+  jsonAnswer(body, status, "application/json; charset=UTF-8");
 
 const KEY = "AIza-test-key-0000000";
 let server: ReplayServer | undefined;
@@ -34,17 +39,6 @@ async function serve(answers: ReplayAnswer[], model = "gemini-3-pro-preview") {
   server = await startReplayServer(answers);
   return { server, provider: gemini({ model, baseURL: `${server.url}/v1beta`, apiKey: KEY }) };
 }
-
-const sse = (body: string, mode: ReplayAnswer): ReplayAnswer => ({
-  headers: { "content-type": "text/event-stream" },
-  body,
-  ...mode,
-});
-const jsonAnswer = (body: string, status = 200): ReplayAnswer => ({
-  status,
-  headers: { "content-type": "application/json; charset=UTF-8" },
-  body,
-});
 
 /** The data frames of a raw Gemini SSE body, parsed (a test-side reading of the recording). */
 const framesOf = (raw: string): any[] =>
@@ -341,7 +335,7 @@ describe.each(STREAM_MODES)("gemini stream, replayed with split %o", (mode) => {
 describe("gemini generate", () => {
   it("text with a signature on the same part (vercel google-text.json)", async () => {
     const file = "google/google-text.json";
-    const { provider, server } = await serve([jsonAnswer(recording(file))]);
+    const { provider, server } = await serve([jsonAnswerOf(recording(file))]);
     const response = await provider.generate(userRequest("How many r's in strawberry?"), {});
     const part = recordingJson(file).candidates[0].content.parts[0];
     expect(response.parts).toEqual([
@@ -363,7 +357,7 @@ describe("gemini generate", () => {
 
   it("a functionCall with its signature (vercel google-tool-call.json)", async () => {
     const file = "google/google-tool-call.json";
-    const { provider } = await serve([jsonAnswer(recording(file))]);
+    const { provider } = await serve([jsonAnswerOf(recording(file))]);
     const response = await provider.generate(userRequest("weather in SF"), {});
     expect(response.parts[0]).toEqual({
       type: "reasoning",
@@ -477,7 +471,7 @@ describe("gemini stream: errors and truncation", () => {
 
 describe("gemini request shape", () => {
   it("maps system, thoughts and signatures, results, tool choice, schema and settings", async () => {
-    const { provider, server } = await serve([jsonAnswer(recording("google/google-text.json"))]);
+    const { provider, server } = await serve([jsonAnswerOf(recording("google/google-text.json"))]);
     await provider.generate(
       {
         system: "be brief",
@@ -588,8 +582,8 @@ describe("gemini request shape", () => {
 
   it("reads the key from GEMINI_API_KEY, else GOOGLE_API_KEY", async () => {
     server = await startReplayServer([
-      jsonAnswer(recording("google/google-text.json")),
-      jsonAnswer(recording("google/google-text.json")),
+      jsonAnswerOf(recording("google/google-text.json")),
+      jsonAnswerOf(recording("google/google-text.json")),
     ]);
     const provider = gemini({ model: "gemini-2.5-flash", baseURL: server.url });
     vi.stubEnv("GEMINI_API_KEY", "");

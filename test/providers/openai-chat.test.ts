@@ -14,11 +14,13 @@ import {
   cassetteAnswer,
   chunkLines,
   chunksToSSE,
+  jsonAnswer,
   reasoningOf,
   recording,
   recordingJson,
   runStream,
   STREAM_MODES,
+  sse,
   textOf,
   userRequest,
 } from "./support/recordings.js";
@@ -41,17 +43,6 @@ async function serve(answers: ReplayAnswer[]) {
     }),
   };
 }
-
-const sse = (body: string, mode: ReplayAnswer): ReplayAnswer => ({
-  headers: { "content-type": "text/event-stream" },
-  body,
-  ...mode,
-});
-const jsonAnswer = (status: number, body: string): ReplayAnswer => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body,
-});
 
 describe.each(STREAM_MODES)("openAIChat stream, replayed with split %o", (mode) => {
   it("two parallel tool calls with fragmented args (openai-python f82268…bin)", async () => {
@@ -308,7 +299,7 @@ describe("openAIChat generate (non-streaming bodies)", () => {
   ];
 
   it.each(cases)("$file", async ({ file, parts, finishReason, usage }) => {
-    const { provider, server } = await serve([jsonAnswer(200, recording(file))]);
+    const { provider, server } = await serve([jsonAnswer(recording(file), 200)]);
     const response = await provider.generate(userRequest("go"), {});
     expect(response.parts).toEqual(parts);
     expect(response.finishReason).toBe(finishReason);
@@ -319,7 +310,7 @@ describe("openAIChat generate (non-streaming bodies)", () => {
 
   it("a gpt-4.1-nano text answer (vercel openai-text.json)", async () => {
     const file = "openai-chat/openai-text.json";
-    const { provider } = await serve([jsonAnswer(200, recording(file))]);
+    const { provider } = await serve([jsonAnswer(recording(file), 200)]);
     const response = await provider.generate(userRequest("invent a holiday"), {});
     expect(response.parts).toEqual([
       { type: "text", text: recordingJson(file).choices[0].message.content },
@@ -335,7 +326,7 @@ describe("openAIChat generate (non-streaming bodies)", () => {
 
   it("an HTTP 400 carries OpenAI's own message (vercel reasoning-model-legacy-parameter-error.json)", async () => {
     const file = "openai-chat/reasoning-model-legacy-parameter-error.json";
-    const { provider, server } = await serve([jsonAnswer(400, recording(file))]);
+    const { provider, server } = await serve([jsonAnswer(recording(file), 400)]);
     const error = (await provider.generate(userRequest("hi"), {}).catch((e) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toBe(
@@ -509,7 +500,7 @@ describe.each(STREAM_MODES)("openAIChat multi-turn loops, replayed with split %o
 describe("openAIChat request shape", () => {
   it("maps system, transcript, tools, toolChoice and settings to Chat Completions", async () => {
     const { server } = await serve([
-      jsonAnswer(200, recording("openai-chat/test_completions.test_parse_pydantic_tool.json")),
+      jsonAnswer(recording("openai-chat/test_completions.test_parse_pydantic_tool.json"), 200),
     ]);
     // The default base URL (api.openai.com), routed to the replay server by an injected fetch.
     vi.stubEnv("OPENAI_BASE_URL", "");
@@ -601,7 +592,7 @@ describe("openAIChat request shape", () => {
 
   it("sends max_tokens to servers other than api.openai.com, and no tools field without tools", async () => {
     const { provider, server } = await serve([
-      jsonAnswer(200, recording("openai-chat/test_completions.test_parse_max_tokens_reached.json")),
+      jsonAnswer(recording("openai-chat/test_completions.test_parse_max_tokens_reached.json"), 200),
     ]);
     await provider.generate(
       { ...userRequest("hi"), toolChoice: "none", settings: { maxOutputTokens: 5 } },

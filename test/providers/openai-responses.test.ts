@@ -14,11 +14,13 @@ import {
   cassetteAnswer,
   chunkLines,
   chunksToSSE,
+  jsonAnswer,
   reasoningOf,
   recording,
   recordingJson,
   runStream,
   STREAM_MODES,
+  sse,
   textOf,
   userRequest,
 } from "./support/recordings.js";
@@ -39,17 +41,6 @@ async function serve(answers: ReplayAnswer[], maxRetries?: number) {
   });
   return { server, provider };
 }
-
-const sse = (body: string, mode: ReplayAnswer): ReplayAnswer => ({
-  headers: { "content-type": "text/event-stream" },
-  body,
-  ...mode,
-});
-const jsonAnswer = (status: number, body: string): ReplayAnswer => ({
-  status,
-  headers: { "content-type": "application/json" },
-  body,
-});
 
 /** The responses of a format-B recording that holds several back to back, split on `response.created`. */
 function responsesOf(path: string): any[][] {
@@ -292,7 +283,7 @@ describe("openAIResponses generate", () => {
   it("reasoning item with encrypted content and summary, then a message (vercel openai-reasoning-encrypted-content.1.json)", async () => {
     const file = "openai-responses/openai-reasoning-encrypted-content.1.json";
     const body = recordingJson(file);
-    const { provider } = await serve([jsonAnswer(200, recording(file))]);
+    const { provider } = await serve([jsonAnswer(recording(file), 200)]);
     const response = await provider.generate(userRequest("12+7, ×3, ×10"), {});
     expect(response.parts).toHaveLength(2);
     const [reasoning, text] = response.parts;
@@ -387,7 +378,7 @@ describe("openAIResponses generate", () => {
 
   it("an HTTP 400 for a bad parameter (vercel reasoning-model-temperature-error.json)", async () => {
     const { provider } = await serve([
-      jsonAnswer(400, recording("openai-responses/reasoning-model-temperature-error.json")),
+      jsonAnswer(recording("openai-responses/reasoning-model-temperature-error.json"), 400),
     ]);
     const error = (await provider
       .generate({ ...userRequest("hi"), settings: { temperature: 0 } }, {})
@@ -401,7 +392,7 @@ describe("openAIResponses generate", () => {
 
   it("an insufficient_quota 429 (vercel openai-error.1.json)", async () => {
     const { provider, server } = await serve(
-      [jsonAnswer(429, recording("openai-responses/openai-error.1.json"))],
+      [jsonAnswer(recording("openai-responses/openai-error.1.json"), 429)],
       0,
     );
     const error = (await provider.generate(userRequest("hi"), {}).catch((e) => e)) as ProviderError;
@@ -438,7 +429,7 @@ describe("openAIResponses: errors before the stream starts", () => {
 describe("openAIResponses request shape", () => {
   it("maps system to instructions, tool choice, settings, and skips reasoning it cannot send back", async () => {
     const { provider, server } = await serve([
-      jsonAnswer(200, recording("openai-responses/openai-reasoning-encrypted-content.1.json")),
+      jsonAnswer(recording("openai-responses/openai-reasoning-encrypted-content.1.json"), 200),
     ]);
     await provider.generate(
       {

@@ -158,3 +158,17 @@ export const reasoningOf = (response: ModelResponse): string =>
 /** The tool calls of a response. */
 export const callsOf = (response: ModelResponse) =>
   response.parts.flatMap((part) => (part.type === "tool-call" ? [part] : []));
+
+/** A replayed SSE answer; `mode` says how the body is split and paced. */
+export const sse = (
+  body: string,
+  mode: ReplayAnswer,
+  contentType = "text/event-stream",
+): ReplayAnswer => ({ headers: { "content-type": contentType }, body, ...mode });
+
+/** A replayed JSON answer. */
+export const jsonAnswer = (
+  body: string,
+  status = 200,
+  contentType = "application/json",
+): ReplayAnswer => ({ status, headers: { "content-type": contentType }, body });
