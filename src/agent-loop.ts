@@ -1,11 +1,11 @@
-import { raceSignal } from "./abort-race.js";
 import { ResumeError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
-import { positiveInteger, resolveOptions } from "./loop-options.js";
+import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { zeroUsage } from "./messages.js";
+import { raceSignal } from "./race-signal.js";
 import type { ApprovalDecisions } from "./resume.js";
 import { planResume } from "./resume.js";
 import type { RunContext } from "./run-context.js";
@@ -128,7 +128,7 @@ export class AgentLoop<Deps = unknown> {
     }
     return {
       runId,
-      maxSteps: positiveInteger("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
+      maxSteps: wholeNumber("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
       messages: toMessages(input),
       steps: [],
       usage: zeroUsage(),

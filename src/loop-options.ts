@@ -108,14 +108,10 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     instructions: options.instructions,
     hooks: [...hooks],
     policy: options.policy ?? {},
-    maxSteps: positiveInteger("maxSteps", options.maxSteps ?? 20, 1),
-    maxParallelToolCalls: positiveInteger(
-      "maxParallelToolCalls",
-      options.maxParallelToolCalls ?? 8,
-      1,
-    ),
+    maxSteps: wholeNumber("maxSteps", options.maxSteps ?? 20, 1),
+    maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
     toolErrors,
-    maxRetries: positiveInteger("maxRetries", options.maxRetries ?? 1, 0),
+    maxRetries: wholeNumber("maxRetries", options.maxRetries ?? 1, 0),
     settings: options.settings,
     signal: options.signal,
     store,
@@ -126,7 +122,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
 }
 
 /** Checks a whole-number option. */
-export function positiveInteger(name: string, value: number, min: number): number {
+export function wholeNumber(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) {
     throw new TypeError(`AgentLoop: \`${name}\` must be a whole number >= ${min}, got ${value}`);
   }

@@ -12,7 +12,7 @@ export const newToolCallId = (): string => `call_${crypto.randomUUID().replaceAl
  * deltas join one text part, tool-call deltas join the call with the same `index`.
  */
 export class ResponseAssembler {
-  readonly parts: AssistantPart[] = [];
+  private readonly parts: AssistantPart[] = [];
   private readonly callsByIndex = new Map<number, ToolCallPart>();
   private finish: Extract<ModelStreamPart, { type: "finish" }> | undefined;
 
@@ -34,19 +34,6 @@ export class ResponseAssembler {
       case "finish":
         this.finish = part;
     }
-  }
-
-  /** The response so far; a stream without a `finish` part ends as "other" with zero usage. */
-  response(): ModelResponse {
-    const finish = this.finish;
-    if (!finish) return { parts: this.parts, finishReason: "other", usage: zeroUsage() };
-    const response: ModelResponse = {
-      parts: this.parts,
-      finishReason: finish.finishReason,
-      usage: finish.usage,
-    };
-    if (finish.raw !== undefined) response.raw = finish.raw;
-    return response;
   }
 
   private addText(text: string): void {
@@ -87,7 +74,8 @@ export class ResponseAssembler {
 
   /**
    * Ends the response: a call without an id, or with an id an earlier call of the response
-   * already has, gets one of its own, so every result pairs with exactly one call.
+   * already has, gets one of its own, so every result pairs with exactly one call. A stream
+   * without a `finish` part ends as "other" with zero usage.
    */
   close(): ModelResponse {
     const seen = new Set<string>();
@@ -96,7 +84,15 @@ export class ResponseAssembler {
       if (!part.id || seen.has(part.id)) part.id = newToolCallId();
       seen.add(part.id);
     }
-    return this.response();
+    const finish = this.finish;
+    if (!finish) return { parts: this.parts, finishReason: "other", usage: zeroUsage() };
+    const response: ModelResponse = {
+      parts: this.parts,
+      finishReason: finish.finishReason,
+      usage: finish.usage,
+    };
+    if (finish.raw !== undefined) response.raw = finish.raw;
+    return response;
   }
 }
 
