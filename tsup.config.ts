@@ -16,5 +16,5 @@ export default defineConfig({
   target: "es2022",
   platform: "neutral",
   // Subpath entries import the core as "tollgate", so every entry shares one copy of its classes.
-  external: ["tollgate", "zod", "eventemitter3", "zod-to-json-schema"],
+  external: ["tollgate", "zod", "eventemitter3", "zod-to-json-schema", "@cfworker/json-schema"],
 });

@@ -71,6 +71,50 @@ export class HookError extends TollgateError {
   }
 }
 
+/**
+ * A policy callback (`decideToolCall`, `prepareStep`, `endsRun`, `executeTool`) or a tool's
+ * `needsApproval` threw, or answered with something that is not a valid answer. The run
+ * rejects; the original error, if any, is the `cause`.
+ */
+export class PolicyError extends TollgateError {
+  constructor(
+    message: string,
+    /** The callback that failed, e.g. "decideToolCall" or "needsApproval". */
+    readonly callback: string,
+    /** The tool the callback was asked about, when there was one. */
+    readonly toolName: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A `RunStore` failed or refused a write (a lost lease, a stale fencing token). */
+export class StoreError extends TollgateError {
+  constructor(
+    message: string,
+    /** The store method that failed: "get", "put", "claim", "acquire", "renew" or "release". */
+    readonly operation: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A tool returned a value JSON cannot carry, while the loop runs with `toolErrors: "throw"`. */
+export class ToolOutputError extends TollgateError {
+  constructor(
+    message: string,
+    readonly toolName: string,
+    readonly toolCallId: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The run's structured output failed validation more often than the loop's `maxRetries` allows. */
+export class OutputValidationError extends TollgateError {}
+
 /** A paused run could not be resumed; nothing ran. */
 export class ResumeError extends TollgateError {}
 
@@ -109,7 +153,23 @@ export class ProviderError extends TollgateError {
  */
 export class RetryError extends TollgateError {}
 
-/** The message of anything thrown. */
+/**
+ * The message of anything thrown, never throwing itself: an `Error`'s message, a string as
+ * it is, and for other values their `String()` form when they have one.
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    if (error instanceof Error && typeof error.message === "string") return error.message;
+    if (typeof error === "string") return error;
+    return String(error);
+  } catch {
+    return `a thrown ${describeValue(error)} that cannot be shown as text`;
+  }
+}
+
+/** "null", "array", "object", "function" or the typeof name, for messages about bad answers. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
 }

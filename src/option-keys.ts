@@ -1,0 +1,76 @@
+/**
+ * Throws a `TypeError` when `value` is not a plain object or has a key not in `known`, with a
+ * did-you-mean for a near miss. A gate must never be switched off by a typo in an option:
+ * `preToolCalls` for `preToolCall` is an error, not a loop without hooks.
+ */
+export function checkKeys(
+  where: string,
+  value: unknown,
+  known: readonly string[],
+  /** Names other libraries use for an option, mapped to ours (`parameters` → `input`). */
+  aliases: Readonly<Record<string, string>> = {},
+): void {
+  if (!isPlainObject(value)) {
+    throw new TypeError(`${where}: expected an options object, got ${kindOf(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const near = Object.hasOwn(aliases, key) ? aliases[key] : closest(key, known);
+    const hint = near ? `did you mean \`${near}\`? ` : "";
+    throw new TypeError(
+      `${where}: unknown option \`${key}\`; ${hint}the options are ${known.map((k) => `\`${k}\``).join(", ")}`,
+    );
+  }
+}
+
+/** Whether a value is an object literal (or `Object.create(null)`), not an array or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** "null", "an array", "a function", "a string", … for messages about a value of the wrong kind. */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return type === "object" ? "an object" : `a ${type}`;
+}
+
+/** The known name nearest to `name`, when it is near enough to be a typo (or a case slip). */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const candidateLower = candidate.toLowerCase();
+    if (candidateLower === lower) return candidate;
+    const distance = editDistance(lower, candidateLower);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  const allowed = Math.max(2, Math.floor(name.length / 3));
+  if (best !== undefined && bestDistance <= allowed) return best;
+  // A plural or a prefix (`policies` → `policy`, `tool` → `tools`) is near enough too.
+  return known.find((candidate) => {
+    const candidateLower = candidate.toLowerCase();
+    return candidateLower.startsWith(lower.slice(0, 5)) && lower.length >= 4;
+  });
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
