@@ -1,18 +1,23 @@
-import { ResumeError } from "./errors.js";
+import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { zeroUsage } from "./messages.js";
+import type { StepOutcome } from "./open-step.js";
+import { checkKeys } from "./option-keys.js";
 import { raceSignal } from "./race-signal.js";
-import type { ApprovalDecisions } from "./resume.js";
+import type { ApprovalDecisions, StateSource } from "./resume.js";
 import { planResume } from "./resume.js";
 import type { RunContext } from "./run-context.js";
-import { runLoop, sealed } from "./run-loop.js";
+import { keepLease } from "./run-lease.js";
+import { runLoop } from "./run-loop.js";
 import type { RunResult } from "./run-result.js";
 import type { RunState } from "./run-state.js";
-import { snapshot } from "./snapshot.js";
+import type { RunLease } from "./run-store.js";
+import { runWrites } from "./run-writes.js";
+import type { StoreCalls } from "./store-calls.js";
 import { noteUnsettledCalls } from "./unsettled-calls.js";
 
 /** Per-run options. */
@@ -23,7 +28,10 @@ export interface RunOptions<Deps = unknown> {
   deps?: Deps;
   /** Replaces the loop's `maxSteps` for this run. */
   maxSteps?: number;
-  /** The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. */
+  /**
+   * The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. With
+   * a store, a second live run with the same id is refused (`StoreError`).
+   */
   runId?: string;
 }
 
@@ -32,6 +40,12 @@ export interface ResumeOptions<Deps = unknown> {
   signal?: AbortSignal;
   deps?: Deps;
 }
+
+const RUN_KEYS = ["signal", "deps", "maxSteps", "runId"] as const;
+const RESUME_KEYS = ["signal", "deps"] as const;
+
+/** How many resumed state ids a loop without a store remembers to refuse a second resume. */
+const REMEMBERED_RESUMES = 10_000;
 
 /** The run's data a context starts from: fresh for `run()`, from the state for `resume()`. */
 type Seed = Pick<
@@ -46,6 +60,13 @@ type Seed = Pick<
   | "executed"
   | "denied"
 >;
+
+/** A checked resume, ready to start: its seed, how it finishes the open step, its lease. */
+interface PreparedResume<Deps> {
+  seed: Seed;
+  first: (run: RunContext<Deps>) => Promise<StepOutcome>;
+  lease: RunLease | undefined;
+}
 
 const defaultListenerError: ListenerErrorHandler = (error, event) => {
   console.error(`tollgate: a listener for "${event.type}" failed:`, error);
@@ -63,7 +84,7 @@ const defaultListenerError: ListenerErrorHandler = (error, event) => {
 export class AgentLoop<Deps = unknown> {
   readonly #options: ResolvedOptions<Deps>;
   readonly #bus: EventBus;
-  /** States this loop resumed: without a store, "resumed twice" is caught here. */
+  /** States this loop resumed, when it has no store (bounded: the latest 10,000). */
   readonly #resumed = new Set<string>();
 
   constructor(options: AgentLoopOptions<Deps>) {
@@ -73,12 +94,13 @@ export class AgentLoop<Deps = unknown> {
 
   /** Listens to one event type of every run; returns the function that stops listening. */
   on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
+    if (typeof listener !== "function") throw new TypeError("on(): give a listener function");
     return this.#bus.on(type, listener);
   }
 
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
   async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
-    return this.#begin(this.#seed(input, options), options, (run) => runLoop(run)).result;
+    return this.#begin(this.#seed(input, options), options).result;
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
@@ -89,39 +111,40 @@ export class AgentLoop<Deps = unknown> {
     } catch (error) {
       return failing(error); // bad input still fails on the first next(), as with a generator
     }
-    return this.#events((sink) => this.#begin(seed, options, (run) => runLoop(run), sink));
+    return this.#events((sink) => this.#begin(seed, options, undefined, sink));
   }
 
   /**
    * Continues a paused run (or a crashed one, from a `RunStore` checkpoint) with a decision
-   * for every pending call. Rejects with `ResumeError`, running nothing, when the state or the
-   * decisions do not fit; a state is resumed at most once.
+   * for every pending call. Give the state itself, or, when the loop has a store, the run's
+   * id (the store's own copy is then resumed). Rejects with `ResumeError`, running nothing,
+   * when the state cannot be trusted or the state or the decisions do not fit; a state is
+   * resumed at most once.
    *
    * @example
-   * const result = await loop.resume(JSON.parse(saved), { [id]: { approve: true } });
+   * const result = await loop.resume(runId, { [id]: { approve: true, digest } });
    */
   async resume(
-    state: RunState,
+    state: RunState | string,
     decisions: ApprovalDecisions = {},
     options: ResumeOptions<Deps> = {},
   ): Promise<RunResult> {
-    const { seed, first } = await this.#planResume(state, decisions, options);
-    return this.#begin(seed, options, (run) => runLoop(run, () => first(run))).result;
+    const prepared = await this.#prepareResume(state, decisions, options);
+    return this.#begin(prepared.seed, options, prepared).result;
   }
 
   /** `resume()`, yielding every event as it happens. */
   async *resumeStream(
-    state: RunState,
+    state: RunState | string,
     decisions: ApprovalDecisions = {},
     options: ResumeOptions<Deps> = {},
   ): AsyncGenerator<LoopEvent> {
-    const { seed, first } = await this.#planResume(state, decisions, options);
-    yield* this.#events((sink) =>
-      this.#begin(seed, options, (run) => runLoop(run, () => first(run)), sink),
-    );
+    const prepared = await this.#prepareResume(state, decisions, options);
+    yield* this.#events((sink) => this.#begin(prepared.seed, options, prepared, sink));
   }
 
   #seed(input: string | Message[], options: RunOptions<Deps>): Seed {
+    checkKeys("run() options", options, RUN_KEYS);
     const runId = options.runId ?? crypto.randomUUID();
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("run(): runId must be a non-empty string");
@@ -133,51 +156,108 @@ export class AgentLoop<Deps = unknown> {
       steps: [],
       usage: zeroUsage(),
       retries: new Map(),
-      unavailableCalls: 0,
+      unavailableCalls: new Map(),
       executed: [],
       denied: [],
     };
   }
 
-  /** Checks the state and decisions, then claims the state: nothing has run when this throws. */
-  async #planResume(state: RunState, decisions: ApprovalDecisions, options: ResumeOptions<Deps>) {
-    const plan = await planResume(this.#options, state, decisions);
-    this.#options.signal?.throwIfAborted();
-    options.signal?.throwIfAborted();
-    await this.#claim(plan.state.stateId);
-    const { state: checked } = plan;
-    const seed: Seed = {
-      runId: checked.runId,
-      maxSteps: checked.maxSteps,
-      messages: checked.messages.slice(),
-      steps: checked.steps.slice(0, -1),
-      usage: checked.usage,
-      retries: new Map(Object.entries(checked.retries)),
-      unavailableCalls: checked.unavailableCalls,
-      executed: checked.executed.slice(),
-      denied: checked.denied.slice(),
-    };
-    return { seed, first: plan.first };
+  /**
+   * Loads (from the store, for a run id) and checks the state and the decisions, takes the
+   * run's lease, then claims the state: nothing has run when this throws, and a failed check
+   * does not use the state up.
+   */
+  async #prepareResume(
+    given: RunState | string,
+    decisions: ApprovalDecisions,
+    options: ResumeOptions<Deps>,
+  ): Promise<PreparedResume<Deps>> {
+    checkKeys("resume() options", options, RESUME_KEYS);
+    const { store } = this.#options;
+    const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
+    if (typeof given === "string" && !store) {
+      throw new ResumeError(
+        "resume(runId) loads the state from the loop's store, and this loop has none; pass the state itself",
+      );
+    }
+    const lease = store && typeof runId === "string" ? await takeRun(store, runId) : undefined;
+    try {
+      const { state, source } = await this.#stateToResume(given, store);
+      const plan = await planResume(this.#options, state, source, decisions);
+      this.#options.signal?.throwIfAborted();
+      options.signal?.throwIfAborted();
+      await this.#claim(plan.state.stateId);
+      const checked = plan.state;
+      const seed: Seed = {
+        runId: checked.runId,
+        maxSteps: checked.maxSteps,
+        messages: checked.messages.slice(),
+        steps: checked.steps.slice(0, -1),
+        usage: checked.usage,
+        retries: new Map(Object.entries(checked.retries)),
+        unavailableCalls: new Map(Object.entries(checked.unavailableCalls)),
+        executed: checked.executed.slice(),
+        denied: checked.denied.slice(),
+      };
+      return { seed, first: plan.first, lease };
+    } catch (error) {
+      if (store && lease) await store.release(lease).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * The state a resume starts from. With a store, the store's own copy: for a run id, and for
+   * a state given by value when the store holds that very state (a store holding a later
+   * state of the run refuses the stale one).
+   */
+  async #stateToResume(
+    given: RunState | string,
+    store: StoreCalls | undefined,
+  ): Promise<{ state: unknown; source: StateSource }> {
+    if (!store) return { state: given, source: "value" };
+    if (typeof given === "string") {
+      const stored = await store.get(given);
+      if (!stored) throw new ResumeError(`the store holds no state for run ${given}`);
+      return { state: stored, source: "store" };
+    }
+    const runId = (given as { runId?: unknown } | null)?.runId;
+    if (typeof runId !== "string") return { state: given, source: "value" };
+    const stored = await store.get(runId);
+    if (!stored) return { state: given, source: "value" };
+    if (stored.stateId !== (given as { stateId?: unknown }).stateId) {
+      throw new ResumeError(
+        `the store holds another state of run ${runId} than the one given (it was resumed or went on since); resume the store's copy with loop.resume("${runId}", decisions)`,
+      );
+    }
+    return { state: stored, source: "store" };
   }
 
   /** Claims a state for this resume, in the store when there is one; a second claim fails. */
   async #claim(stateId: string): Promise<void> {
     const already = () =>
       new ResumeError(`state ${stateId} was already resumed; a state resumes once`);
+    const { store } = this.#options;
+    if (store) {
+      if (!(await store.claim(stateId))) throw already();
+      return;
+    }
     if (this.#resumed.has(stateId)) throw already();
-    const store = this.#options.store;
-    if (store && !(await store.claim(stateId))) throw already();
     this.#resumed.add(stateId);
+    if (this.#resumed.size > REMEMBERED_RESUMES) {
+      this.#resumed.delete(this.#resumed.values().next().value as string);
+    }
   }
 
   /**
    * Starts a run: every event goes to the listeners and, when given, to `sink`. The run's
-   * signal aborts when the caller's does, or when `abandon()` is called before it ends.
+   * signal aborts when the caller's does, when `abandon()` is called before it ends, or when
+   * the run loses its lease. With a store, the run holds the run id's lease while it runs.
    */
   #begin(
     seed: Seed,
     options: RunOptions<Deps> | ResumeOptions<Deps>,
-    start: (run: RunContext<Deps>) => Promise<RunResult>,
+    resumed?: PreparedResume<Deps>,
     sink?: (event: LoopEvent) => void,
   ): Started {
     const controller = new AbortController();
@@ -189,7 +269,11 @@ export class AgentLoop<Deps = unknown> {
       if (!controller.signal.aborted)
         controller.abort(new DOMException("the run was abandoned", "AbortError"));
     };
-    if (signal.aborted) return { result: Promise.reject(signal.reason), abandon };
+    const { store } = this.#options;
+    if (signal.aborted) {
+      if (store && resumed?.lease) store.release(resumed.lease).catch(() => {});
+      return { result: Promise.reject(signal.reason), abandon };
+    }
     const bus = this.#bus;
     const deliver = sink
       ? (event: LoopEvent) => {
@@ -202,15 +286,20 @@ export class AgentLoop<Deps = unknown> {
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       signal,
+      lease: resumed?.lease,
       openStep: undefined,
       // After an abort the run has rejected: whatever is still settling emits nothing.
       emit: (event) => {
         if (!signal.aborted) deliver(event);
       },
-      checkpoint: checkpointer(() => run, this.#options),
+      ...runWrites(() => run, this.#options),
     };
+    const first = resumed && (() => resumed.first(run));
+    const start = store
+      ? () => leased(run, store, (error) => controller.abort(error), () => runLoop(run, first))
+      : () => runLoop(run, first);
     // The one place the run races its signal: it rejects the moment the signal aborts.
-    const result = raceSignal(start(run), signal).catch((error: unknown) => {
+    const result = raceSignal(start(), signal).catch((error: unknown) => {
       if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
       abandon();
       throw error;
@@ -275,21 +364,50 @@ interface Started {
 }
 
 /**
- * Writes the run as it stands to the store, in order: each call snapshots now, and resolves
- * once that snapshot (and every earlier one) is written. A failed write fails every later one.
+ * Takes a run id's lease for a resume; a live lease held elsewhere means the run is still
+ * running there.
  */
-function checkpointer<Deps>(
-  run: () => RunContext<Deps>,
-  options: ResolvedOptions<Deps>,
-): () => Promise<void> {
-  const { store } = options;
-  if (!store) return () => Promise.resolve();
-  let written = Promise.resolve();
-  return () => {
-    const state = snapshot(run(), "running");
-    written = written.then(async () => store.put(await sealed(run(), state)));
-    return written;
-  };
+async function takeRun(store: StoreCalls, runId: string): Promise<RunLease> {
+  const lease = await store.acquire(runId);
+  if (lease) return lease;
+  throw new ResumeError(
+    `run ${runId} is still running: another process holds its lease and renews it while it runs; resume it once it has paused, or once its lease has run out after a crash`,
+  );
+}
+
+/**
+ * Runs `body` under the run's lease: takes it first when the run has none yet (`run()`; two
+ * live runs never share a run id), renews it meanwhile, and gives it up once the run ended
+ * (not after an abort: its tools may still be running, so the lease runs out on its own).
+ */
+async function leased<Deps>(
+  run: RunContext<Deps>,
+  store: StoreCalls,
+  lost: (error: StoreError) => void,
+  body: () => Promise<RunResult>,
+): Promise<RunResult> {
+  if (!run.lease) {
+    const lease = await store.acquire(run.runId);
+    if (!lease) {
+      throw new StoreError(
+        `run ${run.runId} is already running (another run holds its lease); two live runs never share a runId`,
+        "acquire",
+      );
+    }
+    run.lease = lease;
+  }
+  const lease = run.lease;
+  const stop = keepLease(store, lease, lost);
+  try {
+    const result = await body();
+    stop();
+    await store.release(lease);
+    return result;
+  } catch (error) {
+    stop();
+    if (!run.signal.aborted) await store.release(lease).catch(() => {});
+    throw error;
+  }
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

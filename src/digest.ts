@@ -1,15 +1,46 @@
 /**
- * JSON with object keys sorted at every level, so equal data always gives equal text.
- * `undefined` members are dropped, as JSON.stringify drops them.
+ * JSON with object keys sorted at every level, so equal data always gives equal text. Every
+ * own enumerable key is data — `__proto__` included — so nothing in a signed or digested value
+ * can change unseen. `undefined` members are dropped and non-finite numbers become `null`, as
+ * `JSON.stringify` does; `toJSON` is honoured. Throws on values JSON cannot carry (BigInt, cycles).
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(item).sort())
-      sorted[key] = (item as Record<string, unknown>)[key];
-    return sorted;
-  });
+  return write(value, new Set()) ?? "null";
+}
+
+function write(value: unknown, ancestors: Set<object>): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+    case "boolean":
+      return JSON.stringify(value);
+    case "bigint":
+      throw new TypeError("canonicalJson: a BigInt cannot be written as JSON");
+    case "object":
+      break;
+    default:
+      return undefined; // undefined, functions and symbols, as JSON.stringify drops them
+  }
+  if (value === null) return "null";
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return write((value as { toJSON(): unknown }).toJSON(), ancestors);
+  }
+  if (ancestors.has(value)) throw new TypeError("canonicalJson: the value has a cycle");
+  ancestors.add(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = `[${value.map((item) => write(item, ancestors) ?? "null").join(",")}]`;
+  } else {
+    const members: string[] = [];
+    for (const key of Object.keys(value).sort()) {
+      const item = write((value as Record<string, unknown>)[key], ancestors);
+      if (item !== undefined) members.push(`${JSON.stringify(key)}:${item}`);
+    }
+    text = `{${members.join(",")}}`;
+  }
+  ancestors.delete(value);
+  return text;
 }
 
 const encoder = new TextEncoder();
@@ -44,7 +75,18 @@ export function sameHex(a: string, b: string): boolean {
   return difference === 0;
 }
 
-/** The digest an approval is bound to: who asked (run, call), for which tool, with which args. */
-export function approvalDigest(runId: string, toolCallId: string, toolName: string, args: unknown) {
-  return sha256Hex(canonicalJson([runId, toolCallId, toolName, args]));
+/**
+ * The digest an approval is bound to: who asked (run, call), for which tool, with which args
+ * (in the model's form), in which paused state (`stateDigest`, the SHA-256 of the state
+ * without its `pending` list and signature). A decision carrying it was made for exactly
+ * that call in exactly that state.
+ */
+export function approvalDigest(
+  runId: string,
+  toolCallId: string,
+  toolName: string,
+  args: unknown,
+  stateDigest: string,
+): Promise<string> {
+  return sha256Hex(canonicalJson([runId, toolCallId, toolName, args, stateDigest]));
 }

@@ -33,17 +33,27 @@ export class UnknownToolError extends TollgateError {
   }
 }
 
-/** A tool failed (bad args, `RetryError`) more often than its `maxRetries` allows. */
+/**
+ * A tool failed (bad args, `RetryError`) more often than its `maxRetries` allows, or the model
+ * called a tool that is not available more often than the loop's `maxRetries` allows
+ * (`unavailable: true`).
+ */
 export class ToolRetriesExceededError extends TollgateError {
+  /** True when the tool was not callable and the loop's `maxRetries` ran out. */
+  readonly unavailable: boolean;
+
   constructor(
     readonly toolName: string,
     readonly maxRetries: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; unavailable?: boolean },
   ) {
     super(
-      `tool "${toolName}" failed more than its maxRetries (${maxRetries}) allows; raise maxRetries or fix the cause`,
+      options?.unavailable
+        ? `the model called ${toolName === "" ? "a tool without a name" : `tool "${toolName}"`}, which is not available, more often than the loop's maxRetries (${maxRetries}) allows; offer the tool or raise the loop's maxRetries`
+        : `tool "${toolName}" failed more than its maxRetries (${maxRetries}) allows; raise maxRetries or fix the cause`,
       options,
     );
+    this.unavailable = options?.unavailable ?? false;
   }
 }
 

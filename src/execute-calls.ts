@@ -1,31 +1,47 @@
-import { messageOf, RetryError } from "./errors.js";
+import { messageOf, PolicyError, RetryError } from "./errors.js";
+import { isPromise } from "./maybe-promise.js";
 import type { ToolCall } from "./messages.js";
+import { threw } from "./policy-call.js";
 import type { RunContext } from "./run-context.js";
-import type { Tool, ToolContext } from "./tool.js";
-import { normalizeOutput } from "./tool-output.js";
+import type { Tool } from "./tool.js";
+import { toolContext } from "./tool-context.js";
+import { isToolError } from "./tool-errors.js";
+import { toJsonOutput } from "./tool-output.js";
 
-/** An allowed call, ready to run. `slot` is its position in the step. */
+/**
+ * An allowed call, ready to run. `slot` is its position in the step; `parsed` is the schema's
+ * output for `call.args`, computed once: what `execute` gets.
+ */
 export interface Execution<Deps> {
   slot: number;
   call: ToolCall;
+  parsed: unknown;
   tool: Tool<Deps>;
 }
 
-/** How an execution ended. `raw` is the value as the tool returned it (for `endsRun`). */
+/**
+ * How an execution ended. `raw` is the value as the tool returned it (for `endsRun`);
+ * `"unfit"`: the tool returned a value JSON cannot carry; `"policy"`: the policy's
+ * `executeTool` failed on its own (not the tool), which ends the run.
+ */
 export type Settled =
   | { slot: number; kind: "ok"; output: unknown; raw: unknown; ms: number }
   | {
       slot: number;
-      kind: "error" | "retry" | "timeout";
+      kind: "error" | "retry" | "timeout" | "unfit" | "policy";
       output: string;
       error: unknown;
       ms: number;
     };
 
-/** What the step does around each execution: before it starts (may wait), and once it settled. */
+/**
+ * What the step does around each execution: before it starts (may wait), once it settled,
+ * and whether executions not yet started should be left alone (the run is failing).
+ */
 export interface ExecutionHooks<Deps> {
   start(execution: Execution<Deps>): Promise<void> | undefined;
   settled(done: Settled): void;
+  halted(): boolean;
 }
 
 /**
@@ -42,8 +58,11 @@ export async function executeCalls<Deps>(
   hooks: ExecutionHooks<Deps>,
 ): Promise<void> {
   for (const batch of batches(executions)) {
-    if (batch.length === 1) hooks.settled(await startOne(run, batch[0]!, step, tools, hooks));
-    else await executeBatch(run, batch, step, tools, hooks);
+    if (hooks.halted()) return;
+    if (batch.length === 1) {
+      const done = await startOne(run, batch[0]!, step, tools, hooks);
+      if (done) hooks.settled(done);
+    } else await executeBatch(run, batch, step, tools, hooks);
     run.signal.throwIfAborted();
   }
 }
@@ -78,10 +97,10 @@ function executeBatch<Deps>(
     let started = 0;
     let running = 0;
     let settled = 0;
-    const onSettled = (done: Settled) => {
+    const onSettled = (done: Settled | undefined) => {
       running--;
       settled++;
-      hooks.settled(done);
+      if (done) hooks.settled(done);
       if (settled === batch.length) resolve();
       else startMore();
     };
@@ -102,7 +121,8 @@ function executeBatch<Deps>(
 
 /**
  * Starts one execution once `start` allows it. Only `start` (the checkpoint before the tool)
- * can reject, and then the tool never ran; after an abort the tool is not started at all.
+ * can reject, and then the tool never ran; after an abort the tool is not started at all, and
+ * once the step is halted it is skipped (`undefined`).
  */
 function startOne<Deps>(
   run: RunContext<Deps>,
@@ -110,7 +130,8 @@ function startOne<Deps>(
   step: number,
   tools: readonly Tool<Deps>[],
   hooks: ExecutionHooks<Deps>,
-): Promise<Settled> {
+): Promise<Settled | undefined> {
+  if (hooks.halted()) return Promise.resolve(undefined);
   const execute = () =>
     run.signal.aborted ? new Promise<Settled>(() => {}) : executeOne(run, execution, step, tools);
   const ready = hooks.start(execution);
@@ -121,25 +142,18 @@ const TIMED_OUT = Symbol("timed out");
 
 async function executeOne<Deps>(
   run: RunContext<Deps>,
-  { slot, call, tool }: Execution<Deps>,
+  execution: Execution<Deps>,
   step: number,
   tools: readonly Tool<Deps>[],
 ): Promise<Settled> {
+  const { slot, call, tool } = execution;
   const started = performance.now();
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
-  const ctx: ToolContext<Deps> = {
-    deps: run.deps,
-    toolCallId: call.id,
-    toolName: call.name,
-    retry: run.retries.get(call.name) ?? 0,
-    maxRetries: tool.maxRetries,
-    step,
-    signal: timeout ? AbortSignal.any([run.signal, timeout.signal]) : run.signal,
-    rawArgs: call.rawArgs,
-  };
+  const signal = timeout ? AbortSignal.any([run.signal, timeout.signal]) : run.signal;
+  const ctx = toolContext(run, tool, call, step, signal);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    let running = invoke(run, call, tool, tools, step, ctx);
+    let running = invoke(run, execution, tools, step, ctx);
     if (timeout) {
       running = Promise.race([
         running,
@@ -153,12 +167,19 @@ async function executeOne<Deps>(
       ]);
     }
     const raw = running instanceof Promise ? await running : running;
-    return { slot, kind: "ok", output: normalizeOutput(raw), raw, ms: performance.now() - started };
+    const ms = performance.now() - started;
+    const json = toJsonOutput(raw);
+    if (json.ok) return { slot, kind: "ok", output: json.output, raw, ms };
+    const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
+    return { slot, kind: "unfit", output, error: undefined, ms };
   } catch (error) {
     const ms = performance.now() - started;
     if (error === TIMED_OUT) {
       const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
       return { slot, kind: "timeout", output, error: timeout!.signal.reason, ms };
+    }
+    if (error instanceof PolicyError) {
+      return { slot, kind: "policy", output: `not run: ${error.message}`, error, ms };
     }
     const kind = error instanceof RetryError ? "retry" : "error";
     return { slot, kind, output: messageOf(error), error, ms };
@@ -167,23 +188,38 @@ async function executeOne<Deps>(
   }
 }
 
-/** Runs the tool (or the policy's `executeTool`); returns what it returns, promise or not. */
+/**
+ * Runs the tool with its parsed args (or the policy's `executeTool`); returns what it returns,
+ * promise or not. What `executeTool` throws is the tool's failure when the tool threw it, else
+ * a `PolicyError`.
+ */
 function invoke<Deps>(
   run: RunContext<Deps>,
-  call: ToolCall,
-  tool: Tool<Deps>,
+  { call, parsed, tool }: Execution<Deps>,
   tools: readonly Tool<Deps>[],
   stepIndex: number,
-  ctx: ToolContext<Deps>,
+  ctx: ReturnType<typeof toolContext<Deps>>,
 ): unknown {
-  const { executeTool } = run.options.policy;
-  if (!executeTool) return tool.execute(call.args, ctx);
-  return executeTool.call(run.options.policy, {
-    call,
-    tool,
-    tools: tools.slice(),
-    stepIndex,
-    signal: ctx.signal,
-    ctx,
-  });
+  const { policy } = run.options;
+  const { executeTool } = policy;
+  if (!executeTool) return tool.execute(parsed, ctx);
+  const blame = (error: unknown) => {
+    throw error instanceof RetryError || isToolError(error)
+      ? error
+      : threw("executeTool", tool.name, error);
+  };
+  try {
+    const result = executeTool.call(policy, {
+      call,
+      args: parsed,
+      tool,
+      tools: tools.slice(),
+      stepIndex,
+      signal: ctx.signal,
+      ctx,
+    });
+    return isPromise(result) ? Promise.resolve(result).catch(blame) : result;
+  } catch (error) {
+    return blame(error);
+  }
 }

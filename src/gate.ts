@@ -1,12 +1,16 @@
+import type { ArgsLimits } from "./args.js";
+import { argsFromValue, checkArgs, parseArgs } from "./args.js";
 import { HookError, messageOf } from "./errors.js";
 import type { PreToolCallHook, PreToolCallVerdict } from "./hooks.js";
 import { andThen, isPromise, type MaybePromise } from "./maybe-promise.js";
 import type { AssistantPart, ToolCall } from "./messages.js";
-import type { Decision, LoopPolicy } from "./policy.js";
+import { isPlainObject } from "./option-keys.js";
+import type { LoopPolicy } from "./policy.js";
+import { callPolicy, readBoolean, shortForm } from "./policy-call.js";
 import type { DeniedCall } from "./run-state.js";
 import type { DecidedBy } from "./step-record.js";
 import type { Tool, ToolContext } from "./tool.js";
-import { parseArgs, validateArgs } from "./validate-args.js";
+import { readPreCallVerdict } from "./verdict.js";
 
 /** A tool-call part as the model sent it. */
 export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
@@ -20,13 +24,16 @@ export type GateOutcome =
   | ({ kind: "result"; output: unknown } & Judged)
   | ({ kind: "deny"; reason?: string } & Judged)
   | ({ kind: "needs-approval"; reason?: string } & Judged)
-  | ({ kind: "allow"; reason?: string } & Judged);
+  | ({ kind: "allow"; reason?: string; parsed: unknown } & Judged);
 
-/** A call whose args parsed: who decided, the call, and its args as schema input. */
+/**
+ * A call whose args were read and validated: who decided, and the call (frozen) with its
+ * final args in the model's form. An allowed call also carries `parsed`, the schema's output
+ * for those args: what `execute` gets.
+ */
 interface Judged {
   by: DecidedBy;
   call: ToolCall;
-  input: unknown;
 }
 
 /** Everything the gate needs to judge one call. */
@@ -41,6 +48,7 @@ export interface GateInput<Deps> {
   policy: LoopPolicy<Deps>;
   deps: Deps;
   provider: { name: string; model: string };
+  argsLimits: ArgsLimits;
   /** The context the tool would run with, for `needsApproval`. */
   context: (tool: Tool<Deps>) => ToolContext<Deps>;
   /** The earlier refusal of this exact call, when refusals are remembered. */
@@ -48,32 +56,37 @@ export interface GateInput<Deps> {
 }
 
 /**
- * Judges one call: callable? → args parse and validate → hook chain → an earlier human
+ * Judges one call: callable? → args read and validated → hook chain → an earlier human
  * refusal of the same call → decision. Synchronous while every hook, schema and policy
- * answers synchronously. Throws (or rejects with) `HookError` when a hook throws or rewrites
- * args into something the schema rejects.
+ * answers synchronously. Throws (or rejects with) `HookError` when a hook throws, answers
+ * with something that is not a verdict, or rewrites args into something the schema rejects,
+ * and `PolicyError` when the policy or `needsApproval` does the like.
  */
 export function gate<Deps>(input: GateInput<Deps>): MaybePromise<GateOutcome> {
   const { part, tool } = input;
-  if (!tool) {
-    const names = input.callable;
-    return {
-      kind: "unavailable",
-      by: "default",
-      message: `tool ${part.name} is not available in this step; the tools you can call are: ${names.join(", ") || "none"}`,
-    };
-  }
-  return andThen(parseArgs(tool, part.args), (parsed): MaybePromise<GateOutcome> => {
-    if (!parsed.ok) return { kind: "invalid", by: "schema", message: parsed.message };
-    const call: ToolCall = { id: part.id, name: part.name, args: parsed.value, rawArgs: part.args };
-    return dispatch(input, tool, { call, argsInput: parsed.input }, 0);
-  });
+  if (!tool) return unavailable(part.name, input.callable);
+  return andThen(
+    parseArgs(tool, part.args, input.argsLimits),
+    (read): MaybePromise<GateOutcome> =>
+      read.ok
+        ? dispatch(input, tool, { args: read.args, parsed: read.parsed }, 0)
+        : { kind: "invalid", by: "schema", message: read.message },
+  );
 }
 
-/** The chain so far: the call with its args as the hooks left them, and the last `confirm`. */
+function unavailable(name: string, callable: readonly string[]): GateOutcome {
+  const tools = `the tools you can call are: ${callable.join(", ") || "none"}`;
+  const message =
+    name === ""
+      ? `the call came without a tool name; ${tools}`
+      : `tool ${name} is not available in this step; ${tools}`;
+  return { kind: "unavailable", by: "default", message };
+}
+
+/** The chain so far: the args as the hooks left them (model form), their parsed form, the last `confirm`. */
 interface Chain {
-  call: ToolCall;
-  argsInput: unknown;
+  args: unknown;
+  parsed: unknown;
   confirm?: { value: boolean; by: DecidedBy };
 }
 
@@ -85,12 +98,12 @@ function dispatch<Deps>(
   index: number,
 ): MaybePromise<GateOutcome> {
   for (; index < input.hooks.length; index++) {
-    const verdict = runHook(input, index, chain.call);
+    const verdict = runHook(input, index, chain.args);
     const next = index + 1;
     if (isPromise(verdict)) {
-      return Promise.resolve(verdict).then((settled) =>
+      return verdict.then((settled) =>
         andThen(
-          applyVerdict(input, tool, chain, index, checkVerdict(settled, index, chain.call)),
+          applyVerdict(input, tool, chain, index, settled),
           (ended) => ended ?? dispatch(input, tool, chain, next),
         ),
       );
@@ -101,76 +114,85 @@ function dispatch<Deps>(
     }
     if (applied) return applied;
   }
-  const refused = input.refused(chain.call);
+  const call = callOf(input.part, chain.args);
+  const refused = input.refused(call);
   if (refused) {
     const because = refused.reason === undefined ? "" : ` (${refused.reason})`;
     return {
       kind: "deny",
       by: "approval",
-      call: chain.call,
-      input: chain.argsInput,
+      call,
       reason: `already refused in this run${because}; do not ask for it again`,
     };
   }
-  return decide(input, tool, chain);
+  return decide(input, tool, chain, call);
 }
 
-/** Calls a hook; a throw becomes `HookError`, and so does a rejection. */
+/** The call as everything outside `execute` sees it: frozen, args in the model's form. */
+function callOf(part: ToolCallPart, args: unknown): ToolCall {
+  return Object.freeze({ id: part.id, name: part.name, args, rawArgs: part.args });
+}
+
+/** Calls a hook and reads its verdict; a throw, a rejection or a malformed verdict becomes `HookError`. */
 function runHook<Deps>(
   input: GateInput<Deps>,
   index: number,
-  call: ToolCall,
+  args: unknown,
 ): MaybePromise<PreToolCallVerdict | undefined> {
-  let verdict: unknown;
+  const { part } = input;
+  let answer: unknown;
   try {
-    verdict = input.hooks[index]!({
-      name: call.name,
-      args: call.args,
-      toolCallId: call.id,
+    answer = input.hooks[index]!({
+      name: part.name,
+      args,
+      toolCallId: part.id,
       step: input.step,
       provider: input.provider.name,
       model: input.provider.model,
       deps: input.deps,
     });
   } catch (error) {
-    throw hookThrew(index, call, error);
+    throw hookThrew(index, part, error);
   }
-  if (isPromise(verdict)) {
-    return Promise.resolve(verdict).then(
-      (settled) => settled as PreToolCallVerdict | undefined,
+  if (isPromise(answer)) {
+    return Promise.resolve(answer).then(
+      (settled) => verdictOf(index, part, settled),
       (error: unknown) => {
-        throw hookThrew(index, call, error);
+        throw hookThrew(index, part, error);
       },
     );
   }
-  return checkVerdict(verdict, index, call);
+  return verdictOf(index, part, answer);
 }
 
-function hookThrew(index: number, call: ToolCall, error: unknown): HookError {
-  return new HookError(
-    `pre-call hook ${index} threw on tool ${call.name}: ${messageOf(error)}`,
+function verdictOf(
+  index: number,
+  part: ToolCallPart,
+  answer: unknown,
+): PreToolCallVerdict | undefined {
+  let read: ReturnType<typeof readPreCallVerdict>;
+  try {
+    read = readPreCallVerdict(answer);
+  } catch (error) {
+    throw hookThrew(index, part, error); // a getter on the verdict threw
+  }
+  if (read.ok) return read.verdict;
+  throw new HookError(
+    `pre-call hook ${index} ${read.problem} (tool ${part.name}); the call did not run`,
     index,
-    call.name,
-    call.id,
-    { cause: error },
+    part.name,
+    part.id,
   );
 }
 
-function checkVerdict(
-  verdict: unknown,
-  index: number,
-  call: ToolCall,
-): PreToolCallVerdict | undefined {
-  if (verdict === undefined || verdict === null) return undefined;
-  if (typeof verdict !== "object") {
-    throw new HookError(
-      `pre-call hook ${index} returned ${typeof verdict} on tool ${call.name}; return a verdict object or nothing`,
-      index,
-      call.name,
-      call.id,
-    );
-  }
-  return verdict as PreToolCallVerdict;
+function hookThrew(index: number, part: ToolCallPart, error: unknown): HookError {
+  return new HookError(
+    `pre-call hook ${index} threw on tool ${part.name}: ${messageOf(error)}`,
+    index,
+    part.name,
+    part.id,
+    { cause: error },
+  );
 }
 
 /**
@@ -186,30 +208,36 @@ function applyVerdict<Deps>(
 ): MaybePromise<GateOutcome | undefined> {
   if (!verdict) return undefined;
   const by: DecidedBy = `hook:${index}`;
-  const judged = { by, call: chain.call, input: chain.argsInput };
-  if (verdict.stop) return withReason({ kind: "stop", ...judged }, verdict.stopReason);
-  if (verdict.block) {
-    const message =
-      typeof verdict.block === "string"
-        ? verdict.block
-        : `the call to ${chain.call.name} was blocked`;
-    return { kind: "block", ...judged, message };
+  if (verdict.stop) {
+    const stop: GateOutcome = { kind: "stop", by, call: callOf(input.part, chain.args) };
+    if (verdict.stopReason !== undefined) stop.reason = verdict.stopReason;
+    return stop;
   }
-  if (verdict.result !== undefined) return { kind: "result", ...judged, output: verdict.result };
+  if (verdict.block !== undefined && verdict.block !== false) {
+    const message =
+      typeof verdict.block === "string" && verdict.block !== ""
+        ? verdict.block
+        : `the call to ${tool.name} was blocked`;
+    return { kind: "block", by, call: callOf(input.part, chain.args), message };
+  }
+  if (verdict.result !== undefined) {
+    return { kind: "result", by, call: callOf(input.part, chain.args), output: verdict.result };
+  }
   if (verdict.confirm !== undefined) chain.confirm = { value: verdict.confirm, by };
   if (verdict.args === undefined) return undefined;
-  const rewritten = verdict.args;
-  return andThen(validateArgs(tool, rewritten), (validated) => {
-    if (!validated.ok) {
-      throw new HookError(
-        `pre-call hook ${index} rewrote the args of ${tool.name} into args its schema rejects: ${validated.message}`,
-        index,
-        tool.name,
-        input.part.id,
-      );
-    }
-    chain.call.args = validated.value;
-    chain.argsInput = rewritten;
+  const rejected = (problem: string) =>
+    new HookError(
+      `pre-call hook ${index} rewrote the args of ${tool.name} into args ${problem}; the call did not run`,
+      index,
+      tool.name,
+      input.part.id,
+    );
+  const rewritten = argsFromValue(verdict.args, input.argsLimits);
+  if (!rewritten.ok) throw rejected(`that are not JSON args: ${rewritten.message}`);
+  return andThen(checkArgs(tool, rewritten.args), (checked) => {
+    if (!checked.ok) throw rejected(`its schema rejects: ${checked.message}`);
+    chain.args = rewritten.args;
+    chain.parsed = checked.parsed;
     return undefined;
   });
 }
@@ -219,69 +247,91 @@ function decide<Deps>(
   input: GateInput<Deps>,
   tool: Tool<Deps>,
   chain: Chain,
+  call: ToolCall,
 ): MaybePromise<GateOutcome> {
   const { decideToolCall } = input.policy;
-  const { call, argsInput, confirm } = chain;
-  if (!decideToolCall && confirm) return hookConfirm(confirm, call, argsInput);
-  const needsApproval =
-    typeof tool.needsApproval === "function"
-      ? tool.needsApproval(call.args, input.context(tool))
-      : tool.needsApproval;
-  return andThen(needsApproval, (needed) => {
-    if (!decideToolCall) return defaultDecision(needed, call, argsInput);
-    const answer = decideToolCall.call(input.policy, {
-      call,
-      tool,
-      needsApproval: Boolean(needed),
-      step: input.step,
-      deps: input.deps,
-    });
+  const { confirm, parsed } = chain;
+  if (!decideToolCall && confirm) return hookConfirm(confirm, call, parsed);
+  const { needsApproval } = tool;
+  const needed =
+    typeof needsApproval === "function"
+      ? callPolicy(
+          "needsApproval",
+          tool.name,
+          () => needsApproval(call.args, input.context(tool)),
+          readBoolean,
+        )
+      : needsApproval;
+  return andThen(needed, (needed) => {
+    if (!decideToolCall) return defaultDecision(needed, call, parsed);
+    const answer = callPolicy(
+      "decideToolCall",
+      tool.name,
+      () =>
+        decideToolCall.call(input.policy, {
+          call,
+          tool,
+          needsApproval: needed,
+          step: input.step,
+          deps: input.deps,
+        }),
+      readDecision,
+    );
     return andThen(answer, (decision) => {
-      const normalized = normalizeDecision(decision);
-      const judged = { call, input: argsInput };
-      if (normalized?.decision === "DENY") {
-        return withReason({ kind: "deny", by: "policy", ...judged }, normalized.reason);
+      if (decision?.decision === "DENY") {
+        return withReason({ kind: "deny", by: "policy", call }, decision.reason);
       }
-      if (confirm) return hookConfirm(confirm, call, argsInput);
-      if (normalized?.decision === "ALLOW") {
-        return withReason({ kind: "allow", by: "policy", ...judged }, normalized.reason);
+      if (confirm) return hookConfirm(confirm, call, parsed);
+      if (decision?.decision === "ALLOW") {
+        return withReason({ kind: "allow", by: "policy", call, parsed }, decision.reason);
       }
-      if (normalized) {
-        return withReason({ kind: "needs-approval", by: "policy", ...judged }, normalized.reason);
+      if (decision) {
+        return withReason({ kind: "needs-approval", by: "policy", call }, decision.reason);
       }
-      return defaultDecision(needed, call, argsInput);
+      return defaultDecision(needed, call, parsed);
     });
   });
 }
 
-function defaultDecision(needsApproval: boolean, call: ToolCall, argsInput: unknown): GateOutcome {
+function defaultDecision(needsApproval: boolean, call: ToolCall, parsed: unknown): GateOutcome {
   return needsApproval
-    ? { kind: "needs-approval", by: "tool", call, input: argsInput }
-    : { kind: "allow", by: "default", call, input: argsInput };
+    ? { kind: "needs-approval", by: "tool", call }
+    : { kind: "allow", by: "default", call, parsed };
 }
 
 function hookConfirm(
   confirm: { value: boolean; by: DecidedBy },
   call: ToolCall,
-  argsInput: unknown,
+  parsed: unknown,
 ): GateOutcome {
-  const kind = confirm.value ? "needs-approval" : "allow";
-  return { kind, by: confirm.by, call, input: argsInput };
+  return confirm.value
+    ? { kind: "needs-approval", by: confirm.by, call }
+    : { kind: "allow", by: confirm.by, call, parsed };
 }
 
-const DECISIONS = new Set(["ALLOW", "DENY", "NEEDS_APPROVAL"]);
+type NormalDecision = { decision: "ALLOW" | "DENY" | "NEEDS_APPROVAL"; reason?: string };
 
-function normalizeDecision(
-  decision: Decision,
-): { decision: "ALLOW" | "DENY" | "NEEDS_APPROVAL"; reason?: string } | undefined {
-  if (decision === undefined || decision === null) return undefined;
-  const normalized = typeof decision === "string" ? { decision } : decision;
-  if (!DECISIONS.has(normalized.decision)) {
-    throw new TypeError(
-      `decideToolCall returned ${JSON.stringify(decision)}; return "ALLOW", "DENY", "NEEDS_APPROVAL", { decision, reason } or undefined`,
-    );
+const DECISIONS = new Set(["ALLOW", "DENY", "NEEDS_APPROVAL"]);
+const ANSWERS = '"ALLOW", "DENY", "NEEDS_APPROVAL", { decision, reason? } or undefined';
+
+/** Reads `decideToolCall`'s answer: one of the documented forms, or a problem. */
+function readDecision(
+  answer: unknown,
+): { ok: true; value: NormalDecision | undefined } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, value: undefined };
+  if (typeof answer === "string" && DECISIONS.has(answer)) {
+    return { ok: true, value: { decision: answer as NormalDecision["decision"] } };
   }
-  return normalized;
+  const refuse = { ok: false as const, problem: `returned ${shortForm(answer)}; return ${ANSWERS}` };
+  if (!isPlainObject(answer)) return refuse;
+  const keys = Object.keys(answer);
+  if (keys.some((key) => key !== "decision" && key !== "reason")) return refuse;
+  const { decision, reason } = answer;
+  if (typeof decision !== "string" || !DECISIONS.has(decision)) return refuse;
+  if (reason !== undefined && typeof reason !== "string") return refuse;
+  const value: NormalDecision = { decision: decision as NormalDecision["decision"] };
+  if (reason !== undefined) value.reason = reason;
+  return { ok: true, value };
 }
 
 function withReason<T extends GateOutcome>(outcome: T, reason: string | undefined): T {

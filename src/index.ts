@@ -2,14 +2,19 @@ export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
 export type { ProviderDefinition } from "./define-provider.js";
 export { defineProvider } from "./define-provider.js";
+export type { ArgsLimits } from "./args.js";
 export {
   DuplicateToolError,
   HookError,
+  OutputValidationError,
+  PolicyError,
   ProviderError,
   ResumeError,
   RetryError,
+  StoreError,
   TollgateError,
   ToolExecutionError,
+  ToolOutputError,
   ToolRetriesExceededError,
   UnknownToolError,
 } from "./errors.js";
@@ -45,7 +50,8 @@ export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
 export type { RunResult } from "./run-result.js";
 export type { DeniedCall, RunState, RunStatus } from "./run-state.js";
 export { RUN_STATE_VERSION } from "./run-state.js";
-export type { RunStore } from "./run-store.js";
+export { RUN_STATE_SCHEMA } from "./state-schema.js";
+export type { RunLease, RunStore, RunStoreOptions } from "./run-store.js";
 export { memoryRunStore } from "./run-store.js";
 export type {
   InferOutput,

@@ -1,9 +1,15 @@
+import type { ArgsLimits } from "./args.js";
+import { DEFAULT_ARGS_LIMITS } from "./args.js";
 import type { ListenerErrorHandler, LoopListener } from "./events.js";
 import type { PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
+import { checkKeys, isPlainObject, kindOf } from "./option-keys.js";
 import type { LoopPolicy } from "./policy.js";
 import type { ModelSettings, Provider } from "./provider.js";
 import type { RunStore } from "./run-store.js";
+import { RUN_STORE_METHODS } from "./run-store.js";
+import type { StoreCalls } from "./store-calls.js";
+import { storeCalls } from "./store-calls.js";
 import type { Tool } from "./tool.js";
 import { Toolset } from "./toolset.js";
 
@@ -38,8 +44,18 @@ export interface AgentLoopOptions<Deps = unknown> {
    * written to it, and `resume()` claims a state there, so it runs once across workers.
    */
   store?: RunStore;
-  /** Signs every state written (HMAC-SHA-256); `resume()` then rejects a state changed since. */
+  /**
+   * Signs every state written (HMAC-SHA-256); `resume()` then rejects a state without a valid
+   * signature, whatever else is given. Use it whenever a state leaves your process by value.
+   */
   signingKey?: string | Uint8Array;
+  /**
+   * `true`: states passed to `resume()` by value are trusted as they are, without a signature
+   * or digests. Only for states that never left your own process or storage.
+   */
+  trustState?: boolean;
+  /** Limits on the args text the model sends (default 1 MB, nesting depth 64). */
+  argsLimits?: Partial<ArgsLimits>;
   /** A call a human refused, asked again with the same args: "auto-deny" (default) or "ask" again. */
   repeatDenied?: "auto-deny" | "ask";
   /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
@@ -62,14 +78,56 @@ export interface ResolvedOptions<Deps> {
   maxRetries: number;
   settings: ModelSettings | undefined;
   signal: AbortSignal | undefined;
-  store: RunStore | undefined;
+  /** The store, behind the loop's guards. */
+  store: StoreCalls | undefined;
   signingKey: string | Uint8Array | undefined;
+  trustState: boolean;
+  argsLimits: ArgsLimits;
   repeatDenied: "auto-deny" | "ask";
   stateMigrations: Record<number, (state: any) => unknown>;
 }
 
+/** The keys `new AgentLoop()` knows; anything else is a typo, refused. */
+const LOOP_KEYS = [
+  "provider",
+  "tools",
+  "deps",
+  "instructions",
+  "preToolCall",
+  "policy",
+  "maxSteps",
+  "maxParallelToolCalls",
+  "toolErrors",
+  "maxRetries",
+  "settings",
+  "onListenerError",
+  "signal",
+  "onEvent",
+  "store",
+  "signingKey",
+  "trustState",
+  "repeatDenied",
+  "stateMigrations",
+  "argsLimits",
+] as const;
+
+/** Names other agent libraries use, mapped to ours. */
+const LOOP_ALIASES: Record<string, string> = {
+  model: "provider",
+  hooks: "preToolCall",
+  beforeToolCall: "preToolCall",
+  system: "instructions",
+  systemPrompt: "instructions",
+  prompt: "instructions",
+  stopWhen: "maxSteps",
+  maxTurns: "maxSteps",
+};
+
+const POLICY_KEYS = ["decideToolCall", "endsRun", "prepareStep", "executeTool"] as const;
+
 /** Checks the options eagerly, with errors that say what to pass instead. */
 export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedOptions<Deps> {
+  checkKeys("AgentLoop", options, LOOP_KEYS, LOOP_ALIASES);
   const { provider } = options;
   if (!provider || typeof provider.generate !== "function") {
     throw new TypeError(
@@ -79,6 +137,9 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   const tools =
     options.tools instanceof Toolset ? options.tools : Toolset.from(options.tools ?? []);
   const hooks = options.preToolCall ?? [];
+  if (typeof hooks === "function") {
+    throw new TypeError("AgentLoop: `preToolCall` must be an array of hooks; write preToolCall: [yourHook]");
+  }
   if (!Array.isArray(hooks) || hooks.some((hook) => typeof hook !== "function")) {
     throw new TypeError("AgentLoop: `preToolCall` must be an array of functions");
   }
@@ -86,12 +147,12 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   if (repeatDenied !== "auto-deny" && repeatDenied !== "ask") {
     throw new TypeError('AgentLoop: `repeatDenied` must be "auto-deny" or "ask"');
   }
-  const { store, signingKey } = options;
+  const { signingKey } = options;
   if (
-    store &&
-    !(["get", "put", "claim"] as const).every((key) => typeof store[key] === "function")
+    signingKey !== undefined &&
+    !(typeof signingKey === "string" || signingKey instanceof Uint8Array)
   ) {
-    throw new TypeError("AgentLoop: `store` must have get(), put() and claim() methods");
+    throw new TypeError("AgentLoop: `signingKey` must be a string or a Uint8Array");
   }
   if (signingKey !== undefined && signingKey.length === 0) {
     throw new TypeError("AgentLoop: `signingKey` must not be empty");
@@ -100,6 +161,19 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   if (toolErrors !== "continue" && toolErrors !== "throw") {
     throw new TypeError('AgentLoop: `toolErrors` must be "continue" or "throw"');
   }
+  const trustState = options.trustState ?? false;
+  if (typeof trustState !== "boolean") {
+    throw new TypeError("AgentLoop: `trustState` must be true or false");
+  }
+  optionalType("instructions", options.instructions, "string");
+  optionalType("onEvent", options.onEvent, "function");
+  optionalType("onListenerError", options.onListenerError, "function");
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError("AgentLoop: `signal` must be an AbortSignal");
+  }
+  if (options.settings !== undefined && !isPlainObject(options.settings)) {
+    throw new TypeError("AgentLoop: `settings` must be an object");
+  }
   return {
     provider,
     tools,
@@ -107,18 +181,97 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     deps: options.deps as Deps,
     instructions: options.instructions,
     hooks: [...hooks],
-    policy: options.policy ?? {},
+    policy: checkPolicy(options.policy),
     maxSteps: wholeNumber("maxSteps", options.maxSteps ?? 20, 1),
     maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
     toolErrors,
     maxRetries: wholeNumber("maxRetries", options.maxRetries ?? 1, 0),
     settings: options.settings,
     signal: options.signal,
-    store,
+    store: options.store === undefined ? undefined : storeCalls(checkStore(options.store)),
     signingKey,
+    trustState,
     repeatDenied,
-    stateMigrations: { ...options.stateMigrations },
+    stateMigrations: checkMigrations(options.stateMigrations),
+    argsLimits: checkArgsLimits(options.argsLimits),
   };
+}
+
+function optionalType(name: string, value: unknown, type: "string" | "function"): void {
+  if (value !== undefined && typeof value !== type) {
+    throw new TypeError(`AgentLoop: \`${name}\` must be a ${type}, got ${kindOf(value)}`);
+  }
+}
+
+/**
+ * The policy, checked: an object whose known methods are functions. A plain object may hold
+ * no other key (`decideToolcall` is a typo, not a policy that allows everything); a class
+ * instance must have at least one of the methods.
+ */
+function checkPolicy<Deps>(policy: LoopPolicy<Deps> | undefined): LoopPolicy<Deps> {
+  if (policy === undefined) return {};
+  if (typeof policy === "function") {
+    throw new TypeError(
+      "AgentLoop: `policy` is an object of methods, not a function; write policy: { decideToolCall: yourFunction }",
+    );
+  }
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
+    throw new TypeError(`AgentLoop: \`policy\` must be an object of methods, got ${kindOf(policy)}`);
+  }
+  if (isPlainObject(policy)) checkKeys("AgentLoop policy", policy, POLICY_KEYS);
+  else if (!POLICY_KEYS.some((key) => typeof policy[key] === "function")) {
+    throw new TypeError(
+      `AgentLoop: \`policy\` has none of the policy methods (${POLICY_KEYS.join(", ")})`,
+    );
+  }
+  for (const key of POLICY_KEYS) {
+    const method = policy[key];
+    if (method !== undefined && typeof method !== "function") {
+      throw new TypeError(`AgentLoop: policy.${key} must be a function, got ${kindOf(method)}`);
+    }
+  }
+  return policy;
+}
+
+function checkStore(store: RunStore): RunStore {
+  if (typeof store !== "object" || store === null) {
+    throw new TypeError(`AgentLoop: \`store\` must be a RunStore, got ${kindOf(store)}`);
+  }
+  const missing = RUN_STORE_METHODS.filter(
+    (method) => typeof (store as unknown as Record<string, unknown>)[method] !== "function",
+  );
+  if (missing.length > 0) {
+    throw new TypeError(
+      `AgentLoop: \`store\` is missing ${missing.map((m) => `${m}()`).join(", ")}; a RunStore has ${RUN_STORE_METHODS.map((m) => `${m}()`).join(", ")} (leases keep two processes off one run)`,
+    );
+  }
+  return store;
+}
+
+function checkMigrations(
+  migrations: AgentLoopOptions<unknown>["stateMigrations"],
+): Record<number, (state: any) => unknown> {
+  if (migrations === undefined) return {};
+  if (!isPlainObject(migrations)) {
+    throw new TypeError("AgentLoop: `stateMigrations` must be an object { [fromVersion]: migrate }");
+  }
+  for (const [version, migrate] of Object.entries(migrations)) {
+    if (!/^(0|[1-9][0-9]*)$/.test(version) || typeof migrate !== "function") {
+      throw new TypeError(
+        `AgentLoop: stateMigrations[${JSON.stringify(version)}] must be a function keyed by a whole version number`,
+      );
+    }
+  }
+  return { ...migrations };
+}
+
+function checkArgsLimits(limits: Partial<ArgsLimits> | undefined): ArgsLimits {
+  if (limits === undefined) return DEFAULT_ARGS_LIMITS;
+  checkKeys("AgentLoop argsLimits", limits, ["maxBytes", "maxDepth"]);
+  return Object.freeze({
+    maxBytes: wholeNumber("argsLimits.maxBytes", limits.maxBytes ?? DEFAULT_ARGS_LIMITS.maxBytes, 1),
+    maxDepth: wholeNumber("argsLimits.maxDepth", limits.maxDepth ?? DEFAULT_ARGS_LIMITS.maxDepth, 1),
+  });
 }
 
 /** Checks a whole-number option. */

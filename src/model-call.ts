@@ -1,6 +1,7 @@
 import { responseToParts } from "./define-provider.js";
 import type { LoopEvent } from "./events.js";
 import type { ModelRequest, ModelResponse, ModelStreamPart } from "./provider.js";
+import { checkResponse, checkStreamPart } from "./provider-parts.js";
 import { ResponseAssembler } from "./response-assembler.js";
 import type { RunContext } from "./run-context.js";
 
@@ -20,7 +21,9 @@ export async function callModel<Deps>(
   if (!provider.stream) {
     const response = await provider.generate(request, options);
     run.signal.throwIfAborted();
-    for (const part of responseToParts(response)) {
+    checkResponse(provider.name, response);
+    for (const given of responseToParts(response)) {
+      const part = checkStreamPart(provider.name, given);
       assembler.add(part);
       const event = deltaEvent(run.runId, step, part);
       if (event) run.emit(event);
@@ -34,8 +37,9 @@ export async function callModel<Deps>(
       const next = await parts.next();
       run.signal.throwIfAborted();
       if (next.done) break;
-      assembler.add(next.value);
-      const event = deltaEvent(run.runId, step, next.value);
+      const part = checkStreamPart(provider.name, next.value);
+      assembler.add(part);
+      const event = deltaEvent(run.runId, step, part);
       if (event) run.emit(event);
     }
     finished = true;

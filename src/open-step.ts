@@ -1,6 +1,6 @@
 import { messageOf, TollgateError } from "./errors.js";
 import type { ToolCallPart } from "./gate.js";
-import type { ToolCall } from "./messages.js";
+import type { Message, ToolCall, ToolResult } from "./messages.js";
 import type { RunContext } from "./run-context.js";
 import type { CallRecord, StepRecord } from "./step-record.js";
 import type { StepView } from "./step-tools.js";
@@ -15,11 +15,22 @@ export type StepOutcome =
   | { kind: "ended"; endedBy: ToolCall }
   | { kind: "paused"; endedBy?: ToolCall };
 
-/** One call of the step while it is being settled. */
+/**
+ * One call of the step while it is gated and run. `record` is replaced (never edited in
+ * place) as the call moves on; `call` is the frozen call once its args were read; `parsed`
+ * is the schema's output for an allowed call's args, what `execute` gets.
+ */
 export interface CallSlot<Deps> {
   record: CallRecord;
   tool?: Tool<Deps>;
   call?: ToolCall;
+  parsed?: unknown;
+}
+
+/** Gives a call its result: a new record without `started`, with how long the tool ran. */
+export function settleRecord<Deps>(slot: CallSlot<Deps>, result: ToolResult, ms?: number): void {
+  const { started: _started, ...rest } = slot.record;
+  slot.record = ms === undefined ? { ...rest, result } : { ...rest, result, ms };
 }
 
 /** A step after its model call, while its calls are gated and run. */
@@ -43,19 +54,22 @@ export function finishStep<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): v
   run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
 }
 
-/** The step as a record: a copy, so later changes to the open step do not reach it. */
+/**
+ * The step as a record: a frozen copy, so later changes to the open step do not reach it and
+ * nobody who is handed it (listeners, checkpoints) can change it.
+ */
 export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
   const record: StepRecord = {
     index: step.index,
-    tools: step.view.shownNames.slice(),
-    callable: step.view.callableNames.slice(),
+    tools: Object.freeze(step.view.shownNames.slice()) as string[],
+    callable: Object.freeze(step.view.callableNames.slice()) as string[],
     response: step.response,
-    calls: step.slots.map((slot) => ({ ...slot.record })),
+    calls: Object.freeze(step.slots.map((slot) => Object.freeze({ ...slot.record }))) as CallRecord[],
     usage: step.response.usage,
     ms: performance.now() - step.started,
   };
   if (step.view.toolChoice !== undefined) record.toolChoice = step.view.toolChoice;
-  return record;
+  return Object.freeze(record);
 }
 
 /**
@@ -74,6 +88,11 @@ export function closeOnError<Deps>(
       errorResult(part.id, part.name, `not run: the run failed (${messageOf(error)})`),
   );
   const messages = run.messages.slice();
-  if (results.length > 0) messages.push({ role: "tool", results });
+  if (results.length > 0) messages.push(toolMessage(results));
   error.messages = messages;
+}
+
+/** The tool message of a step (frozen): every call's result, in call order. */
+export function toolMessage(results: ToolResult[]): Message {
+  return Object.freeze({ role: "tool", results: Object.freeze(results) as ToolResult[] });
 }

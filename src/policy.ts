@@ -33,7 +33,9 @@ export type PreparedStep<Deps> =
 /**
  * The loop's policy: who may run (`decideToolCall`), when a result ends the run (`endsRun`),
  * which tools each step offers (`prepareStep`), and how a tool is executed (`executeTool`).
- * Every method is optional.
+ * Every method is optional. Every answer is checked: a method that throws, or answers with
+ * something that is not one of its documented answers, rejects the run with `PolicyError`.
+ * `call.args` is always in the model's form (the JSON it sent, as hooks left it).
  */
 export interface LoopPolicy<Deps = unknown> {
   decideToolCall?(args: {
@@ -53,8 +55,16 @@ export interface LoopPolicy<Deps = unknown> {
     executed: string[];
     tools: Toolset<Deps>;
   }): PreparedStep<Deps> | Promise<PreparedStep<Deps>>;
+  /**
+   * Runs an allowed call instead of `tool.execute`. `args` is the schema's output for
+   * `call.args` (transforms and defaults applied): pass it to `tool.execute(args, ctx)`. What
+   * the tool throws stays the tool's error (an error result, or `RetryError`); anything else
+   * this method throws is a `PolicyError`.
+   */
   executeTool?(args: {
     call: ToolCall;
+    /** What `tool.execute` takes: the schema's output for `call.args`, computed once. */
+    args: unknown;
     tool: Tool<Deps>;
     tools: Tool<Deps>[];
     stepIndex: number;

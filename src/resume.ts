@@ -1,26 +1,29 @@
+import { argsFromValue, checkArgs, freezeJson } from "./args.js";
 import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
-import { ResumeError } from "./errors.js";
+import { messageOf, ResumeError } from "./errors.js";
 import type { Execution } from "./execute-calls.js";
 import type { ToolCallPart } from "./gate.js";
 import type { ResolvedOptions } from "./loop-options.js";
+import type { ToolCall } from "./messages.js";
 import {
   type CallSlot,
   closeOnError,
   type OpenStep,
   recordOf,
   type StepOutcome,
+  settleRecord,
 } from "./open-step.js";
+import { closest, isPlainObject } from "./option-keys.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
-import { RUN_STATE_VERSION, signatureOf } from "./run-state.js";
+import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
 import { settleStep } from "./settle-step.js";
+import { stateProblem } from "./state-schema.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
 import type { CallRecord, StepRecord } from "./step-record.js";
-import type { Tool } from "./tool.js";
 import { errorResult } from "./tool-output.js";
-import { validateArgs } from "./validate-args.js";
 
-/** A human's decision on one pending call; `digest` binds it to the exact call it was made for. */
+/** A human's decision on one pending call; `digest` binds it to the exact call (and state) it was made for. */
 export type ApprovalDecision =
   | { approve: true; args?: unknown; digest?: string }
   | { approve: false; reason?: string; digest?: string };
@@ -28,49 +31,74 @@ export type ApprovalDecision =
 /** Decisions by tool call id; every pending call needs one. */
 export type ApprovalDecisions = Record<string, ApprovalDecision>;
 
-/** What a checked state resumes with: the run's data and how to settle its open step. */
+/** Where a state to resume came from: the loop's own store (trusted), or the caller, by value. */
+export type StateSource = "store" | "value";
+
+/** What a checked state resumes with: the run's data and how to finish its open step. */
 export interface ResumePlan<Deps> {
   state: RunState;
-  /** Settles the open step: decisions applied, calls run, results written. */
+  /** Finishes the open step: decisions applied, calls run, results written. */
   first(run: RunContext<Deps>): Promise<StepOutcome>;
 }
 
-/** One call of the open step and what resuming does with it. */
-type Settlement<Deps> =
-  | { kind: "approve"; slot: CallSlot<Deps>; args: unknown; edited: boolean }
-  | { kind: "deny"; slot: CallSlot<Deps>; reason?: string }
-  | { kind: "run"; slot: CallSlot<Deps>; args: unknown }
+/** What resuming does with one call of the open step that has no result yet. */
+type Resolution<Deps> =
+  | { kind: "approve"; slot: CallSlot<Deps>; args: unknown; parsed: unknown; edited: boolean }
+  | { kind: "refuse"; slot: CallSlot<Deps>; reason?: string }
+  | { kind: "rerun"; slot: CallSlot<Deps>; parsed: unknown }
   | { kind: "unknown"; slot: CallSlot<Deps> };
 
+const DECISION_KEYS = ["approve", "args", "reason", "digest"];
+const HEX64 = /^[0-9a-f]{64}$/;
+
 /**
- * Checks everything about a state and its decisions before anything runs: readable version
- * (migrating older ones), signature, status, a decision for every pending call and none for
- * other ids, digests, tools present, args valid. Throws `ResumeError` saying what is wrong.
+ * Checks everything about a state and its decisions before anything runs, on a private copy
+ * of the state: trust (signature, digests, the store, or `trustState`), version (migrating
+ * older ones), the whole state against its schema, status, a well-formed decision for every
+ * pending call and none for other ids, digests, tools present, args valid. Throws
+ * `ResumeError` saying what is wrong and how to fix it.
  */
 export async function planResume<Deps>(
   options: ResolvedOptions<Deps>,
   given: unknown,
-  decisions: ApprovalDecisions,
+  source: StateSource,
+  decisions: unknown,
 ): Promise<ResumePlan<Deps>> {
-  const state = migrate(options, await verified(options, given));
+  const copy = privateCopy(given);
+  const byDigest = await trustOf(options, copy, source, decisions);
+  let digest: Promise<string> | undefined;
+  const stateDigest = () => (digest ??= stateDigestOf(copy)); // of the state as given, before migration
+  const state = migrate(options, structuredClone(copy));
+  const problem = stateProblem(state);
+  if (problem !== undefined) throw new ResumeError(`the state is damaged at ${problem}`);
   if (state.status !== "needs_approval" && state.status !== "running") {
     throw new ResumeError(
       `nothing to resume: run ${state.runId} ended with status "${state.status}"`,
     );
   }
+  if (byDigest && state.status !== "needs_approval") {
+    throw new ResumeError(
+      `a state passed by value resumes by digests only when it waits for approval (this one is "${state.status}"); resume it from the store by its runId`,
+    );
+  }
   const open = state.steps[state.steps.length - 1];
   if (!open) throw new ResumeError("the state has no open step to resume");
-  if (typeof decisions !== "object" || decisions === null) {
-    throw new ResumeError("decisions must be an object keyed by tool call id");
-  }
+  checkOpenStep(state, open);
+  const checked = checkDecisions(decisions as Record<string, unknown>);
   const step = openStepOf(options, open);
-  const settlements: Settlement<Deps>[] = [];
+  const resolutions: Resolution<Deps>[] = [];
   const pendingIds = new Set<string>();
   for (const slot of step.slots) {
-    const settlement = await settle(options, state, slot, decisions, pendingIds);
-    if (settlement) settlements.push(settlement);
+    if (slot.record.result) continue;
+    if (slot.record.verdict === "needs-approval") pendingIds.add(slot.record.toolCallId);
+    else if (byDigest) {
+      throw new ResumeError(
+        `call ${slot.record.toolCallId} has verdict "${slot.record.verdict}" and no result, which a paused state never has; the state is damaged`,
+      );
+    }
+    resolutions.push(await resolve(options, state, stateDigest, slot, checked));
   }
-  for (const id of Object.keys(decisions)) {
+  for (const id of Object.keys(checked)) {
     if (!pendingIds.has(id)) {
       throw new ResumeError(
         `no pending call has the id "${id}"; pending: ${[...pendingIds].join(", ") || "none"}`,
@@ -79,35 +107,70 @@ export async function planResume<Deps>(
   }
   return {
     state,
-    first: (run) => settleOpenStep(run, step, settlements, state.endedBy),
+    first: (run) => finishOpenStep(run, step, resolutions, state.endedBy),
   };
 }
 
-async function verified<Deps>(options: ResolvedOptions<Deps>, given: unknown): Promise<RunState> {
-  if (
-    typeof given !== "object" ||
-    given === null ||
-    typeof (given as RunState).version !== "number"
-  ) {
-    throw new ResumeError("this is not a tollgate run state (no numeric `version`)");
+/** A copy of the given state that no one else holds: plain JSON data, read once. */
+function privateCopy(given: unknown): RunState {
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new ResumeError("this is not a tollgate run state (not an object)");
   }
-  const state = given as RunState;
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(given));
+  } catch (error) {
+    throw new ResumeError(`this is not a tollgate run state: it is not JSON (${messageOf(error)})`);
+  }
+  if (!Number.isInteger((copy as RunState).version)) {
+    throw new ResumeError("this is not a tollgate run state (no whole-number `version`)");
+  }
+  return copy as RunState;
+}
+
+/**
+ * Decides whether a state may run, before anything else is read. A loop with a `signingKey`
+ * needs a valid signature, always. Otherwise a state from the store, or any state under
+ * `trustState: true`, is trusted; a state by value must have every decision carry its
+ * digest (returns true: digest mode).
+ */
+async function trustOf<Deps>(
+  options: ResolvedOptions<Deps>,
+  state: RunState,
+  source: StateSource,
+  decisions: unknown,
+): Promise<boolean> {
   const key = options.signingKey;
-  if (key === undefined) {
-    if (state.signature !== undefined) {
-      throw new ResumeError("the state is signed; give the loop the signingKey it was signed with");
+  const { signature } = state;
+  if (key !== undefined) {
+    if (signature === undefined) {
+      throw new ResumeError(
+        "the state is not signed, and this loop (it has a signingKey) only resumes signed states",
+      );
     }
-    return state;
+    if (typeof signature !== "string" || !HEX64.test(signature)) {
+      throw new ResumeError("the state's signature is not a signature (64 hex digits)");
+    }
+    if (!sameHex(signature, await signatureOf(state, key))) {
+      throw new ResumeError(
+        "the state's signature does not match: it was changed after it was written, or signed with another key",
+      );
+    }
+    return false;
   }
-  if (typeof state.signature !== "string") {
-    throw new ResumeError("the state is not signed, and this loop only resumes signed states");
+  if (signature !== undefined) {
+    throw new ResumeError("the state is signed; give the loop the signingKey it was signed with");
   }
-  if (!sameHex(state.signature, await signatureOf(state, key))) {
-    throw new ResumeError(
-      "the state's signature does not match: it was changed after it was written, or signed with another key",
-    );
-  }
-  return state;
+  if (source === "store" || options.trustState) return false;
+  const all = isPlainObject(decisions) ? Object.values(decisions) : [];
+  const everyDigest =
+    all.length > 0 && all.every((d) => isPlainObject(d) && typeof d.digest === "string");
+  if (everyDigest) return true;
+  throw new ResumeError(
+    "this state was passed by value without a signature, so it cannot be trusted as it is. Sign states (AgentLoop signingKey), " +
+      "resume by runId from the loop's store, give each decision its pending call's digest ({ approve, digest: pending.digest }), " +
+      "or, if the state never left your own process or storage, set trustState: true on the loop",
+  );
 }
 
 function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunState {
@@ -120,8 +183,12 @@ function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunStat
         `the state is version ${from} and this loop reads version ${RUN_STATE_VERSION}; register stateMigrations[${from}] to upgrade it`,
       );
     }
-    current = migration(current) as RunState;
-    if (typeof current?.version !== "number" || current.version <= from) {
+    try {
+      current = migration(current) as RunState;
+    } catch (error) {
+      throw new ResumeError(`stateMigrations[${from}] threw: ${messageOf(error)}`, { cause: error });
+    }
+    if (!Number.isInteger(current?.version) || current.version <= from) {
       throw new ResumeError(`stateMigrations[${from}] must return a state of a later version`);
     }
   }
@@ -131,6 +198,62 @@ function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunStat
     );
   }
   return current;
+}
+
+/**
+ * The open step must be what the transcript ends with: its calls are the tool calls of the
+ * last assistant message, in order, each once.
+ */
+function checkOpenStep(state: RunState, open: StepRecord): void {
+  const last = state.messages[state.messages.length - 1];
+  const asked = last?.role === "assistant" ? callIds(last.parts) : [];
+  const fromResponse = callIds(open.response.parts);
+  const recorded = open.calls.map((call) => call.toolCallId);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+  if (!same(asked, recorded) || !same(fromResponse, recorded) || new Set(recorded).size !== recorded.length) {
+    throw new ResumeError(
+      "the state is damaged: its open step's calls are not the tool calls its transcript ends with",
+    );
+  }
+}
+
+const callIds = (parts: StepRecord["response"]["parts"]) =>
+  parts.flatMap((part) => (part.type === "tool-call" ? [part.id] : []));
+
+/** The decisions, each checked for shape: `{ approve: true, args?, digest? }` or `{ approve: false, reason?, digest? }`. */
+function checkDecisions(decisions: Record<string, unknown>): Record<string, ApprovalDecision> {
+  if (!isPlainObject(decisions)) {
+    throw new ResumeError("decisions must be an object keyed by tool call id");
+  }
+  for (const [id, decision] of Object.entries(decisions)) {
+    const where = `the decision for call ${id}`;
+    if (!isPlainObject(decision)) {
+      throw new ResumeError(`${where} must be { approve: true } or { approve: false }`);
+    }
+    const unknown = Object.keys(decision).find((key) => !DECISION_KEYS.includes(key));
+    if (unknown !== undefined) {
+      const near = closest(unknown, DECISION_KEYS);
+      throw new ResumeError(
+        `${where} has the unknown key \`${unknown}\`${near ? ` (did you mean \`${near}\`?)` : ""}; a decision has ${DECISION_KEYS.map((k) => `\`${k}\``).join(", ")}`,
+      );
+    }
+    if (typeof decision.approve !== "boolean") {
+      throw new ResumeError(`${where} needs \`approve\`: true or false`);
+    }
+    if (decision.reason !== undefined && typeof decision.reason !== "string") {
+      throw new ResumeError(`${where}: \`reason\` must be a string`);
+    }
+    if (decision.approve === false && decision.args !== undefined) {
+      throw new ResumeError(`${where} refuses the call and edits its args; do one or the other`);
+    }
+    if (decision.approve === true && decision.reason !== undefined) {
+      throw new ResumeError(`${where} approves the call; a \`reason\` goes with a refusal`);
+    }
+    if (decision.digest !== undefined && (typeof decision.digest !== "string" || !HEX64.test(decision.digest))) {
+      throw new ResumeError(`${where}: \`digest\` must be the 64-hex digest from the pending call`);
+    }
+  }
+  return decisions as Record<string, ApprovalDecision>;
 }
 
 /** The open step rebuilt from its record, with this loop's tools. */
@@ -150,52 +273,50 @@ function openStepOf<Deps>(options: ResolvedOptions<Deps>, record: StepRecord): O
     index: record.index,
     started: performance.now() - record.ms,
     view,
-    response: record.response,
+    response: freezeJson(record.response),
     parts,
-    slots: record.calls.map((call) => slotOf(tools.find(call.toolName), { ...call })),
+    slots: record.calls.map((call) => slotOf(options, call)),
   };
 }
 
-function slotOf<Deps>(tool: Tool<Deps> | undefined, record: CallRecord): CallSlot<Deps> {
-  const slot: CallSlot<Deps> = tool ? { record, tool } : { record };
-  if ("args" in record) {
-    slot.call = {
-      id: record.toolCallId,
-      name: record.toolName,
-      args: record.args,
-      rawArgs: record.rawArgs,
-    };
-  }
+function slotOf<Deps>(options: ResolvedOptions<Deps>, given: CallRecord): CallSlot<Deps> {
+  const record = freezeJson(given);
+  const slot: CallSlot<Deps> = { record };
+  const tool = options.tools.find(record.toolName);
+  if (tool) slot.tool = tool;
+  if ("args" in record) slot.call = callOf(record, record.args);
   return slot;
 }
 
-/** What resuming does with one call; `undefined` for calls already settled. */
-async function settle<Deps>(
+const callOf = (record: CallRecord, args: unknown): ToolCall =>
+  Object.freeze({ id: record.toolCallId, name: record.toolName, args, rawArgs: record.rawArgs });
+
+/** What resuming does with one call that has no result yet. */
+async function resolve<Deps>(
   options: ResolvedOptions<Deps>,
   state: RunState,
+  stateDigest: () => Promise<string>,
   slot: CallSlot<Deps>,
-  decisions: ApprovalDecisions,
-  pendingIds: Set<string>,
-): Promise<Settlement<Deps> | undefined> {
+  decisions: Record<string, ApprovalDecision>,
+): Promise<Resolution<Deps>> {
   const { record } = slot;
-  if (record.result) return undefined;
   if (record.verdict === "needs-approval") {
-    pendingIds.add(record.toolCallId);
     const decision = decisions[record.toolCallId];
-    if (!decision || typeof decision.approve !== "boolean") {
+    if (!decision) {
       throw new ResumeError(
         `call ${record.toolCallId} (${record.toolName}) waits for a decision; give { approve: true } or { approve: false }`,
       );
     }
-    await checkDigest(state, record, decision);
+    await checkDigest(state, stateDigest, record, decision);
     if (!decision.approve) {
       return decision.reason === undefined
-        ? { kind: "deny", slot }
-        : { kind: "deny", slot, reason: decision.reason };
+        ? { kind: "refuse", slot }
+        : { kind: "refuse", slot, reason: decision.reason };
     }
-    const edited = "args" in decision && decision.args !== undefined;
-    const args = await argsFor(options, slot, edited ? decision.args : inputOf(record), edited);
-    return { kind: "approve", slot, args, edited };
+    const edited = decision.args !== undefined;
+    const args = edited ? editedArgs(options, record, decision.args) : record.args;
+    const parsed = await parsedArgs(options, slot, args, edited);
+    return { kind: "approve", slot, args, parsed, edited };
   }
   if (record.verdict !== "allow") {
     throw new ResumeError(
@@ -206,30 +327,38 @@ async function settle<Deps>(
     // The process stopped while this call ran: running it again could repeat its side effects.
     return { kind: "unknown", slot };
   }
-  return { kind: "run", slot, args: await argsFor(options, slot, inputOf(record), false) };
+  return { kind: "rerun", slot, parsed: await parsedArgs(options, slot, record.args, false) };
 }
-
-const inputOf = (record: CallRecord) => ("input" in record ? record.input : record.args);
 
 async function checkDigest(
   state: RunState,
+  stateDigest: () => Promise<string>,
   record: CallRecord,
   decision: ApprovalDecision,
 ): Promise<void> {
   if (decision.digest === undefined) return;
-  const digest = await approvalDigest(state.runId, record.toolCallId, record.toolName, record.args);
+  const { runId } = state;
+  const { toolCallId, toolName, args } = record;
+  const digest = await approvalDigest(runId, toolCallId, toolName, args, await stateDigest());
   if (!sameHex(decision.digest, digest)) {
     throw new ResumeError(
-      `the decision for call ${record.toolCallId} was made for other args or another call (digest mismatch); nothing ran`,
+      `the decision for call ${record.toolCallId} was made for other args, another call or another state (digest mismatch); nothing ran`,
     );
   }
 }
 
-/** The args a call runs with: parsed again from its input, or from a human's edit. */
-async function argsFor<Deps>(
+/** A human's edit as args in the model's form: JSON data within the loop's limits. */
+function editedArgs<Deps>(options: ResolvedOptions<Deps>, record: CallRecord, given: unknown): unknown {
+  const read = argsFromValue(given, options.argsLimits);
+  if (read.ok) return read.args;
+  throw new ResumeError(`the edited args of call ${record.toolCallId} are not valid: ${read.message}`);
+}
+
+/** The schema's output for a call's final args: what `execute` will get, computed once, here. */
+async function parsedArgs<Deps>(
   options: ResolvedOptions<Deps>,
   slot: CallSlot<Deps>,
-  input: unknown,
+  args: unknown,
   edited: boolean,
 ): Promise<unknown> {
   const { record, tool } = slot;
@@ -238,49 +367,52 @@ async function argsFor<Deps>(
       `tool ${record.toolName} is not in this loop's toolset (it has: ${options.tools.names().join(", ") || "no tools"})`,
     );
   }
-  const parsed = await validateArgs(tool, input);
-  if (parsed.ok) return parsed.value;
+  if (args === undefined) {
+    throw new ResumeError(`call ${record.toolCallId} has no args; the state is damaged`);
+  }
+  const checked = await checkArgs(tool, args);
+  if (checked.ok) return checked.parsed;
   const whose = edited ? "the edited args" : "the stored args";
-  throw new ResumeError(`${whose} of call ${record.toolCallId} are not valid: ${parsed.message}`);
+  throw new ResumeError(`${whose} of call ${record.toolCallId} are not valid: ${checked.message}`);
 }
 
-/** The first step of a resumed run: applies the settlements, then runs and writes the step. */
-async function settleOpenStep<Deps>(
+/** The first step of a resumed run: applies the resolutions, then runs and writes the step. */
+async function finishOpenStep<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
-  settlements: Settlement<Deps>[],
+  resolutions: Resolution<Deps>[],
   endedBy: RunState["endedBy"],
 ): Promise<StepOutcome> {
   run.openStep = () => recordOf(step);
   const decided: CallSlot<Deps>[] = [];
   const executions: Execution<Deps>[] = [];
-  for (const settlement of settlements) {
-    const { slot } = settlement;
-    const { record } = slot;
+  for (const resolution of resolutions) {
+    const { slot } = resolution;
     const index = step.slots.indexOf(slot);
-    if (settlement.kind === "deny") {
-      deny(run, record, settlement.reason);
-      decided.push(slot);
-      run.emit(decisionEvent(run, step.index, slot));
-    } else if (settlement.kind === "unknown") {
-      delete record.started;
-      delete record.input;
-      record.result = errorResult(
-        record.toolCallId,
-        record.toolName,
-        "outcome unknown: the process stopped while this call ran",
-      );
-      decided.push(slot);
-    } else {
-      if (settlement.kind === "approve") approve(record, settlement.args, settlement.edited);
-      slot.call = {
-        id: record.toolCallId,
-        name: record.toolName,
-        args: settlement.args,
-        rawArgs: record.rawArgs,
-      };
-      executions.push({ slot: index, call: slot.call, tool: slot.tool! });
-      if (settlement.kind === "approve") run.emit(decisionEvent(run, step.index, slot));
+    switch (resolution.kind) {
+      case "refuse":
+        refuse(run, slot, resolution.reason);
+        decided.push(slot);
+        run.emit(decisionEvent(run, step.index, slot));
+        break;
+      case "unknown": {
+        const { toolCallId, toolName } = slot.record;
+        settleRecord(
+          slot,
+          errorResult(toolCallId, toolName, "outcome unknown: the process stopped while this call ran"),
+        );
+        decided.push(slot);
+        break;
+      }
+      case "approve":
+        approve(slot, resolution.args, resolution.edited);
+        slot.parsed = resolution.parsed;
+        executions.push({ slot: index, call: slot.call!, parsed: resolution.parsed, tool: slot.tool! });
+        run.emit(decisionEvent(run, step.index, slot));
+        break;
+      case "rerun":
+        slot.parsed = resolution.parsed;
+        executions.push({ slot: index, call: slot.call!, parsed: resolution.parsed, tool: slot.tool! });
     }
   }
   try {
@@ -292,29 +424,29 @@ async function settleOpenStep<Deps>(
   }
 }
 
-function deny<Deps>(run: RunContext<Deps>, record: CallRecord, reason: string | undefined): void {
-  record.verdict = "deny";
-  record.by = "approval";
-  delete record.input;
-  if (reason !== undefined) record.reason = reason;
+function refuse<Deps>(run: RunContext<Deps>, slot: CallSlot<Deps>, reason: string | undefined): void {
+  const { toolCallId, toolName, args } = slot.record;
   const because = reason === undefined ? "" : `: ${reason}`;
-  record.result = errorResult(
-    record.toolCallId,
-    record.toolName,
-    `the call to ${record.toolName} was refused by a human${because}`,
-  );
+  slot.record = {
+    ...slot.record,
+    verdict: "deny",
+    by: "approval",
+    ...(reason === undefined ? {} : { reason }),
+    result: errorResult(toolCallId, toolName, `the call to ${toolName} was refused by a human${because}`),
+  };
   run.denied.push({
-    toolName: record.toolName,
-    args: canonicalJson(record.args),
+    toolName,
+    args: canonicalJson(args),
     ...(reason === undefined ? {} : { reason }),
   });
 }
 
-function approve(record: CallRecord, args: unknown, edited: boolean): void {
-  record.verdict = "allow";
-  record.by = "approval";
+function approve<Deps>(slot: CallSlot<Deps>, args: unknown, edited: boolean): void {
+  const record: CallRecord = { ...slot.record, verdict: "allow", by: "approval" };
   if (edited) {
-    record.editedFrom = record.args;
-    record.args = JSON.parse(canonicalJson(args) ?? "null");
+    record.editedFrom = slot.record.args;
+    record.args = args;
   }
+  slot.record = record;
+  slot.call = callOf(record, args);
 }

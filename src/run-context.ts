@@ -1,7 +1,8 @@
 import type { LoopEvent } from "./events.js";
 import type { ResolvedOptions } from "./loop-options.js";
 import type { Message, Usage } from "./messages.js";
-import type { DeniedCall } from "./run-state.js";
+import type { DeniedCall, RunState } from "./run-state.js";
+import type { RunLease } from "./run-store.js";
 import type { StepRecord } from "./step-record.js";
 
 /**
@@ -23,15 +24,24 @@ export interface RunContext<Deps> {
   usage: Usage;
   /** Failures so far per tool name. */
   readonly retries: Map<string, number>;
-  unavailableCalls: number;
+  /** Calls to tools that were not callable so far, per tool name. */
+  readonly unavailableCalls: Map<string, number>;
   /** Names of tools that executed successfully, in order. */
   readonly executed: string[];
   /** Calls a human refused in this run. */
   readonly denied: DeniedCall[];
+  /** This process's lease on the run, when the loop has a store; every write carries it. */
+  lease: RunLease | undefined;
   /** The record of the step in progress, for checkpoints; set while a step is open. */
   openStep: (() => StepRecord) | undefined;
   /** Hands an event to the listeners (and to `stream()`'s reader). */
   emit(event: LoopEvent): void;
-  /** Writes the run as it stands to the loop's `RunStore`; resolves once written. Only with a store. */
+  /**
+   * Writes the run as it stands (status "running") to the loop's `RunStore`, in order after
+   * the writes before it; resolves once written, rejects with `StoreError` if this write or an
+   * earlier one failed. Resolves at once without a store.
+   */
   checkpoint(): Promise<void>;
+  /** Writes the run's final (or paused) state, sealed, to the store after every checkpoint; nothing without a store. */
+  write(state: RunState): Promise<void>;
 }

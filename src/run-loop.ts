@@ -1,14 +1,12 @@
-import { approvalDigest } from "./digest.js";
 import { TollgateError } from "./errors.js";
 import { textOf } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunResult } from "./run-result.js";
-import type { RunState, RunStatus } from "./run-state.js";
-import { signatureOf } from "./run-state.js";
+import type { RunStatus } from "./run-state.js";
 import { runStep } from "./run-step.js";
+import { sealState } from "./seal-state.js";
 import { snapshot } from "./snapshot.js";
-import type { PendingApproval } from "./step-record.js";
 
 /**
  * The agent loop: step after step until the model answers without tool calls, a hook stops
@@ -55,12 +53,11 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   const status = STATUS[outcome.kind];
   const lastStep = run.steps[run.steps.length - 1];
   const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
-  const pending = outcome.kind === "paused" ? await pendingOf(run) : undefined;
   const endedBy =
     outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
-  const state = await sealed(
-    run,
-    snapshot(run, status, { ...(pending && { pending }), ...(endedBy && { endedBy }) }),
+  const state = await sealState(
+    snapshot(run, status, endedBy && { endedBy }),
+    run.options.signingKey,
   );
   const result: RunResult = {
     status,
@@ -74,33 +71,7 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   if (outcome.kind === "stopped" && outcome.reason !== undefined)
     result.stopReason = outcome.reason;
   if (outcome.kind === "ended") result.endedBy = outcome.endedBy;
-  if (pending) result.pending = pending;
-  await run.options.store?.put(state);
+  if (state.pending) result.pending = state.pending.slice();
+  await run.write(state);
   return result;
-}
-
-/** Signs a state when the loop has a signing key. */
-export async function sealed<Deps>(run: RunContext<Deps>, state: RunState): Promise<RunState> {
-  const key = run.options.signingKey;
-  if (key !== undefined) state.signature = await signatureOf(state, key);
-  return state;
-}
-
-/** The calls of the paused step that wait for a decision, each with its approval digest. */
-async function pendingOf<Deps>(run: RunContext<Deps>): Promise<PendingApproval[]> {
-  const calls = run.steps[run.steps.length - 1]?.calls ?? [];
-  const waiting = calls.filter((call) => call.verdict === "needs-approval" && !call.result);
-  return Promise.all(
-    waiting.map(async (call) => {
-      const digest = await approvalDigest(run.runId, call.toolCallId, call.toolName, call.args);
-      const pending: PendingApproval = {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        args: call.args,
-        digest,
-      };
-      if (call.reason !== undefined) pending.reason = call.reason;
-      return pending;
-    }),
-  );
 }

@@ -1,12 +1,16 @@
-import { canonicalJson, hmacHex } from "./digest.js";
+import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
 import type { Message, ToolCall, Usage } from "./messages.js";
 import type { PendingApproval, StepRecord } from "./step-record.js";
 
 /** How a run ended. */
 export type RunStatus = "completed" | "stopped" | "ended_by_tool" | "needs_approval" | "max_steps";
 
-/** The version of `RunState` this build writes and reads. */
-export const RUN_STATE_VERSION = 1;
+/**
+ * The version of `RunState` this build writes and reads. Version 2: args everywhere in the
+ * model's form (no `input` field), `unavailableCalls` counted per tool name, digests bound to
+ * their state.
+ */
+export const RUN_STATE_VERSION = 2;
 
 /** A call a human refused in this run; the same call asked again is refused without asking. */
 export interface DeniedCall {
@@ -17,7 +21,7 @@ export interface DeniedCall {
 }
 
 /**
- * Everything needed to continue a run, as plain JSON (schema version 1).
+ * Everything needed to continue a run, as plain JSON (schema version 2).
  *
  * - `status` is how the run stood when the state was written: `"needs_approval"` (paused),
  *   `"running"` (a checkpoint written by a `RunStore` while tools ran), or a final status.
@@ -26,7 +30,7 @@ export interface DeniedCall {
  *   `"allow"` call without one had not started, or had started (`started: true`) when the
  *   checkpoint was written. `messages` then end with that step's assistant message.
  * - `pending` lists the calls waiting for a decision, each with the digest a decision may
- *   carry to prove it was made for exactly that call.
+ *   carry to prove it was made for exactly that call in exactly this state.
  * - `signature` (present when the loop has a `signingKey`) is an HMAC-SHA-256 over the
  *   canonical JSON of every other field.
  */
@@ -42,8 +46,8 @@ export interface RunState {
   maxSteps: number;
   /** Failures so far per tool name. */
   retries: Record<string, number>;
-  /** Calls to tools that were not callable so far. */
-  unavailableCalls: number;
+  /** Calls to tools that were not callable so far, per tool name. */
+  unavailableCalls: Record<string, number>;
   /** Names of tools that executed successfully, in order. */
   executed: string[];
   /** Calls refused by a human in this run. */
@@ -58,4 +62,10 @@ export interface RunState {
 export function signatureOf(state: RunState, key: string | Uint8Array): Promise<string> {
   const { signature: _ignored, ...signed } = state;
   return hmacHex(key, canonicalJson(signed));
+}
+
+/** The SHA-256 of a state without its `pending` list and signature: what approval digests bind to. */
+export function stateDigestOf(state: RunState): Promise<string> {
+  const { signature: _signature, pending: _pending, ...content } = state;
+  return sha256Hex(canonicalJson(content));
 }

@@ -1,5 +1,5 @@
 import { canonicalJson } from "./digest.js";
-import { TollgateError, ToolRetriesExceededError } from "./errors.js";
+import { HookError, TollgateError, ToolRetriesExceededError } from "./errors.js";
 import type { Execution } from "./execute-calls.js";
 import type { GateOutcome, ToolCallPart } from "./gate.js";
 import { gate } from "./gate.js";
@@ -8,7 +8,7 @@ import type { ToolCall } from "./messages.js";
 import { addUsage } from "./messages.js";
 import { callModel } from "./model-call.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
-import { closeOnError, finishStep, recordOf } from "./open-step.js";
+import { closeOnError, finishStep, recordOf, settleRecord, toolMessage } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { DeniedCall } from "./run-state.js";
 import { failTool, settleStep } from "./settle-step.js";
@@ -16,8 +16,8 @@ import { decisionEvent, resultEvents } from "./step-events.js";
 import type { CallRecord } from "./step-record.js";
 import type { StepView } from "./step-tools.js";
 import { stepTools } from "./step-tools.js";
-import type { Tool, ToolContext } from "./tool.js";
-import { errorResult, normalizeOutput, okResult } from "./tool-output.js";
+import { toolContext } from "./tool-context.js";
+import { errorResult, okResult, toJsonOutput } from "./tool-output.js";
 
 /**
  * Runs one step: asks which tools to offer, calls the model, gates every call in call order
@@ -48,7 +48,9 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     index,
   );
   run.usage = addUsage(run.usage, response.usage);
-  if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
+  if (response.parts.length > 0) {
+    run.messages.push(Object.freeze({ role: "assistant", parts: response.parts }));
+  }
   run.emit({
     type: "model-response",
     runId,
@@ -57,7 +59,8 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     usage: response.usage,
     response,
   });
-  const { raw: _raw, ...stored } = response;
+  const { raw: _raw, ...rest } = response;
+  const stored = Object.freeze(rest);
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   const step: OpenStep<Deps> = { index, started, view, response: stored, parts, slots: [] };
   run.openStep = () => recordOf(step);
@@ -70,14 +73,11 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     if (stop) {
       const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
       for (const slot of step.slots) {
-        slot.record.result = errorResult(
-          slot.record.toolCallId,
-          slot.record.toolName,
-          `not run: the run was stopped${note}`,
-        );
+        const { toolCallId, toolName } = slot.record;
+        settleRecord(slot, errorResult(toolCallId, toolName, `not run: the run was stopped${note}`));
       }
       resultEvents(run, step, step.slots);
-      run.messages.push({ role: "tool", results: step.slots.map((slot) => slot.record.result!) });
+      run.messages.push(toolMessage(step.slots.map((slot) => slot.record.result!)));
       finishStep(run, step);
       return stop.reason === undefined
         ? { kind: "stopped" }
@@ -101,14 +101,16 @@ async function gateCalls<Deps>(
   let stop: { by: CallRecord["by"]; reason?: string } | undefined;
   for (const part of step.parts) {
     const tool = view.find(part.name);
-    const record: CallRecord = {
-      toolCallId: part.id,
-      toolName: part.name,
-      rawArgs: part.args,
-      verdict: "allow",
-      by: "default",
+    const slot: CallSlot<Deps> = {
+      record: {
+        toolCallId: part.id,
+        toolName: part.name,
+        rawArgs: part.args,
+        verdict: "allow",
+        by: "default",
+      },
     };
-    const slot: CallSlot<Deps> = tool ? { record, tool } : { record };
+    if (tool) slot.tool = tool;
     step.slots.push(slot);
     run.emit({
       type: "tool-call",
@@ -119,9 +121,12 @@ async function gateCalls<Deps>(
       rawArgs: part.args,
     });
     if (stop) {
-      record.verdict = "stop";
-      record.by = stop.by;
-      if (stop.reason !== undefined) record.reason = stop.reason;
+      slot.record = {
+        ...slot.record,
+        verdict: "stop",
+        by: stop.by,
+        ...(stop.reason === undefined ? {} : { reason: stop.reason }),
+      };
     } else {
       const judged = gate({
         part,
@@ -132,7 +137,8 @@ async function gateCalls<Deps>(
         policy: options.policy,
         deps: run.deps,
         provider: options.provider,
-        context: (t) => toolContext(run, t, part, step.index),
+        argsLimits: options.argsLimits,
+        context: (t) => toolContext(run, t, { id: part.id, rawArgs: part.args }, step.index),
         refused: (call) => refusal(run, call),
       });
       const outcome = isPromise(judged) ? await judged : judged;
@@ -150,50 +156,63 @@ async function gateCalls<Deps>(
   return stop;
 }
 
-/** Writes what the gate decided into the call's record (and its result, when it will not run). */
+/** Writes what the gate decided into the call's slot: a new record, and its result when it will not run. */
 function applyOutcome<Deps>(slot: CallSlot<Deps>, outcome: GateOutcome): void {
-  const { record } = slot;
-  record.verdict = outcome.kind;
-  record.by = outcome.by;
+  const record: CallRecord = { ...slot.record, verdict: outcome.kind, by: outcome.by };
+  const { toolCallId, toolName } = record;
   if ("call" in outcome) {
     slot.call = outcome.call;
     record.args = outcome.call.args;
-    if (outcome.kind === "allow" || outcome.kind === "needs-approval") record.input = outcome.input;
   }
-  const fail = (message: string) => {
-    record.result = errorResult(record.toolCallId, record.toolName, message);
-  };
+  if (outcome.kind === "allow") slot.parsed = outcome.parsed;
   switch (outcome.kind) {
     case "unavailable":
     case "invalid":
     case "block":
       record.reason = outcome.message;
-      fail(outcome.message);
-      return;
-    case "deny":
+      record.result = errorResult(toolCallId, toolName, outcome.message);
+      break;
+    case "deny": {
       if (outcome.reason !== undefined) record.reason = outcome.reason;
-      fail(
-        `the call to ${record.toolName} was denied${outcome.reason === undefined ? "" : `: ${outcome.reason}`}`,
-      );
-      return;
-    case "result":
-      record.result = okResult(record.toolCallId, record.toolName, normalizeOutput(outcome.output));
-      return;
+      const because = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
+      record.result = errorResult(toolCallId, toolName, `the call to ${toolName} was denied${because}`);
+      break;
+    }
+    case "result": {
+      const json = toJsonOutput(outcome.output);
+      if (!json.ok) {
+        throw new HookError(
+          `pre-call hook ${outcome.by.slice("hook:".length)} answered tool ${toolName} with a result JSON cannot carry: ${json.problem}`,
+          Number(outcome.by.slice("hook:".length)),
+          toolName,
+          toolCallId,
+        );
+      }
+      record.result = okResult(toolCallId, toolName, json.output);
+      break;
+    }
     case "stop":
     case "needs-approval":
     case "allow":
       if (outcome.reason !== undefined) record.reason = outcome.reason;
   }
+  slot.record = record;
 }
 
-/** Counts a failed call against its tool's retries (or the loop's, for calls that were not callable). */
+/**
+ * Counts a failed call against its tool's retries, or, for a call to a tool that is not
+ * callable, against the loop's `maxRetries` for that name.
+ */
 function countFailure<Deps>(run: RunContext<Deps>, slot: CallSlot<Deps>): void {
   const { record } = slot;
   if (record.verdict === "unavailable") {
-    run.unavailableCalls++;
-    if (run.unavailableCalls > run.options.maxRetries) {
-      throw new ToolRetriesExceededError(record.toolName, run.options.maxRetries, {
+    const calls = (run.unavailableCalls.get(record.toolName) ?? 0) + 1;
+    run.unavailableCalls.set(record.toolName, calls);
+    const { maxRetries } = run.options;
+    if (calls > maxRetries) {
+      throw new ToolRetriesExceededError(record.toolName, maxRetries, {
         cause: new TollgateError(String(record.result?.output)),
+        unavailable: true,
       });
     }
   } else if (record.verdict === "invalid") {
@@ -205,7 +224,7 @@ function allowedExecutions<Deps>(step: OpenStep<Deps>): Execution<Deps>[] {
   const executions: Execution<Deps>[] = [];
   step.slots.forEach((slot, index) => {
     if (slot.record.verdict === "allow")
-      executions.push({ slot: index, call: slot.call!, tool: slot.tool! });
+      executions.push({ slot: index, call: slot.call!, parsed: slot.parsed, tool: slot.tool! });
   });
   return executions;
 }
@@ -215,23 +234,4 @@ function refusal<Deps>(run: RunContext<Deps>, call: ToolCall): DeniedCall | unde
   if (run.options.repeatDenied === "ask" || run.denied.length === 0) return undefined;
   const args = canonicalJson(call.args);
   return run.denied.find((denied) => denied.toolName === call.name && denied.args === args);
-}
-
-/** The context a tool of this step runs with (also given to `needsApproval`). */
-function toolContext<Deps>(
-  run: RunContext<Deps>,
-  tool: Tool<Deps>,
-  part: ToolCallPart,
-  step: number,
-): ToolContext<Deps> {
-  return {
-    deps: run.deps,
-    toolCallId: part.id,
-    toolName: tool.name,
-    retry: run.retries.get(tool.name) ?? 0,
-    maxRetries: tool.maxRetries,
-    step,
-    signal: run.signal,
-    rawArgs: part.args,
-  };
 }

@@ -1,10 +1,11 @@
-import { ToolExecutionError, ToolRetriesExceededError } from "./errors.js";
-import type { Execution, ExecutionHooks } from "./execute-calls.js";
+import { ToolExecutionError, ToolOutputError, ToolRetriesExceededError } from "./errors.js";
+import type { Execution, ExecutionHooks, Settled } from "./execute-calls.js";
 import { executeCalls } from "./execute-calls.js";
 import { isPromise, type MaybePromise } from "./maybe-promise.js";
+import { callPolicy, readBoolean } from "./policy-call.js";
 import type { ToolCall } from "./messages.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
-import { finishStep } from "./open-step.js";
+import { finishStep, settleRecord } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import { resultEvent } from "./step-events.js";
 import type { Tool } from "./tool.js";
@@ -27,26 +28,29 @@ export async function settleStep<Deps>(
   let written: Promise<void> | undefined;
   const hooks: ExecutionHooks<Deps> = {
     start(execution) {
-      step.slots[execution.slot]!.record.started = true;
+      const slot = step.slots[execution.slot]!;
+      slot.record = { ...slot.record, started: true };
       return store ? run.checkpoint() : undefined;
     },
     settled(done) {
       const slot = step.slots[done.slot]!;
       const { record } = slot;
-      delete record.started;
-      delete record.input;
-      record.ms = done.ms;
+      const edited = record.editedFrom === undefined ? undefined : record.args;
+      const { toolCallId, toolName } = record;
       if (done.kind === "ok") {
-        record.result = okResult(record.toolCallId, record.toolName, done.output);
+        settleRecord(slot, okResult(toolCallId, toolName, done.output, edited), done.ms);
         succeeded.push({ slot: done.slot, raw: done.raw });
       } else {
-        record.result = errorResult(record.toolCallId, record.toolName, done.output);
-        failure ??= failureOf(run, slot, done.kind, done.error);
+        settleRecord(slot, errorResult(toolCallId, toolName, done.output, edited), done.ms);
+        failure ??= failureOf(run, slot, done);
       }
-      if (record.editedFrom !== undefined) record.result.editedArgs = record.args;
-      if (store) written = run.checkpoint();
-      run.emit(resultEvent(run, step.index, record, done.ms));
+      if (store) {
+        written = run.checkpoint();
+        written.catch(() => {}); // awaited below; a failed write must not go unhandled meanwhile
+      }
+      run.emit(resultEvent(run, step.index, slot.record, done.ms));
     },
+    halted: () => failure !== undefined,
   };
   await executeCalls(run, executions, step.index, tools, hooks);
   if (written) await written;
@@ -69,18 +73,30 @@ export async function settleStep<Deps>(
 function failureOf<Deps>(
   run: RunContext<Deps>,
   slot: CallSlot<Deps>,
-  kind: string,
-  error: unknown,
+  done: Exclude<Settled, { kind: "ok" }>,
 ): unknown {
-  try {
-    if (kind === "retry") failTool(run, slot.tool!, error);
-  } catch (exceeded) {
-    return exceeded;
+  const { toolName, toolCallId } = slot.record;
+  switch (done.kind) {
+    case "policy":
+      return done.error;
+    case "retry":
+      try {
+        failTool(run, slot.tool!, done.error);
+      } catch (exceeded) {
+        return exceeded;
+      }
+      return undefined;
+    case "error":
+      return run.options.toolErrors === "throw"
+        ? new ToolExecutionError(toolName, toolCallId, { cause: done.error })
+        : undefined;
+    case "unfit":
+      return run.options.toolErrors === "throw"
+        ? new ToolOutputError(done.output, toolName, toolCallId)
+        : undefined;
+    case "timeout":
+      return undefined;
   }
-  if (kind === "error" && run.options.toolErrors === "throw") {
-    return new ToolExecutionError(slot.record.toolName, slot.record.toolCallId, { cause: error });
-  }
-  return undefined;
 }
 
 /** The first succeeded call, in call order, that `endsRun` says ends the run. */
@@ -91,14 +107,20 @@ function firstEndingCall<Deps>(
   tools: Tool<Deps>[],
   from = 0,
 ): MaybePromise<ToolCall | undefined> {
-  const { endsRun } = run.options.policy;
+  const { policy } = run.options;
+  const { endsRun } = policy;
   if (!endsRun) return undefined;
   for (let index = from; index < succeeded.length; index++) {
     const { slot, raw } = succeeded[index]!;
     const call = step.slots[slot]!.call!;
-    const ends = endsRun.call(run.options.policy, { call, output: raw, tools });
+    const ends = callPolicy(
+      "endsRun",
+      call.name,
+      () => endsRun.call(policy, { call, output: raw, tools: tools.slice() }),
+      readBoolean,
+    );
     if (isPromise(ends)) {
-      return Promise.resolve(ends).then((ended) => {
+      return ends.then((ended) => {
         run.signal.throwIfAborted();
         return ended ? call : firstEndingCall(run, step, succeeded, tools, index + 1);
       });

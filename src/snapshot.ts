@@ -2,13 +2,16 @@ import type { ToolCall } from "./messages.js";
 import type { RunContext } from "./run-context.js";
 import type { RunState } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
-import type { PendingApproval } from "./step-record.js";
 
-/** The state of a run as it stands, with the open step (if any) as its last step. */
+/**
+ * The state of a run as it stands, with the open step (if any) as its last step. Taken at
+ * once (nothing awaited), so it is one consistent moment of the run; `sealState` adds the
+ * pending list and the signature.
+ */
 export function snapshot<Deps>(
   run: RunContext<Deps>,
   status: RunState["status"],
-  extras: { pending?: PendingApproval[]; endedBy?: ToolCall } = {},
+  extras: { endedBy?: ToolCall } = {},
 ): RunState {
   const steps = run.steps.slice();
   const open = run.openStep?.();
@@ -23,11 +26,10 @@ export function snapshot<Deps>(
     usage: run.usage,
     maxSteps: run.maxSteps,
     retries: Object.fromEntries(run.retries),
-    unavailableCalls: run.unavailableCalls,
+    unavailableCalls: Object.fromEntries(run.unavailableCalls),
     executed: run.executed.slice(),
     denied: run.denied.slice(),
   };
-  if (extras.pending) state.pending = extras.pending;
   if (extras.endedBy) state.endedBy = extras.endedBy;
   return state;
 }

@@ -21,11 +21,13 @@ export interface CallRecord {
   toolName: string;
   /** The args' JSON text as the model sent it. */
   rawArgs: string;
-  /** The final args (parsed, validated, after hooks and edits); absent when they never parsed. */
+  /**
+   * The final args in the model's form: the JSON the model sent, validated against the
+   * schema, as hooks and a human's edit left them. Absent when they never read as valid JSON.
+   * The schema's output (what `execute` gets) is computed from these, once, right before it runs.
+   */
   args?: unknown;
-  /** The args as schema input (before parsing), kept until the call settles so it can be parsed again on resume. */
-  input?: unknown;
-  /** The args before a human edited them on approval. */
+  /** The args before a human edited them on approval (model's form). */
   editedFrom?: unknown;
   /** In checkpoints: the call had started and not settled when the state was written. */
   started?: boolean;
@@ -59,7 +61,10 @@ export interface PendingApproval {
   toolName: string;
   args: unknown;
   reason?: string;
-  /** SHA-256 of (runId, toolCallId, toolName, args): a decision may carry it to bind itself to this exact call. */
+  /**
+   * SHA-256 of (runId, toolCallId, toolName, args, and the digest of the paused state): a
+   * decision carrying it was made for this exact call in this exact state.
+   */
   digest: string;
 }
 

@@ -3,6 +3,7 @@ import {
   type AgentLoopOptions,
   HookError,
   type LoopEventOf,
+  PolicyError,
   type Message,
   type PreToolCallHook,
   tool,
@@ -50,7 +51,7 @@ async function oneStep(calls: ScriptedToolCall[], options: Partial<AgentLoopOpti
 }
 
 describe("pre-call hooks", () => {
-  it("run in order, each seeing the args as the hooks before it left them, parsed again after a rewrite", async () => {
+  it("run in order, each seeing the args in the model's form as the hooks before it left them, validated again after a rewrite", async () => {
     const seen: unknown[] = [];
     const hooks: PreToolCallHook[] = [
       (call) => {
@@ -68,11 +69,8 @@ describe("pre-call hooks", () => {
     const { ran, decisions, result } = await oneStep([{ name: "send", args: { to: "alice" } }], {
       preToolCall: hooks,
     });
-    expect(seen).toEqual([
-      { to: "alice", times: 1 },
-      { to: "bob", times: 1 },
-      { to: "bob", times: 1 },
-    ]);
+    // The model's form: the schema's default (`times: 1`) is applied only for execute.
+    expect(seen).toEqual([{ to: "alice" }, { to: "bob" }, { to: "bob" }]);
     expect(ran).toEqual(["send carol x2"]);
     expect(decisions[0]).toMatchObject({
       verdict: "allow",
@@ -313,7 +311,7 @@ describe("policy.decideToolCall", () => {
       {
         toolCallId: expect.any(String),
         toolName: "send",
-        args: { to: "b", times: 1 },
+        args: { to: "b" },
         reason: "sends mail",
         digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
@@ -373,7 +371,7 @@ describe("policy.decideToolCall", () => {
   it("a decision that is not one of the three rejects the run", async () => {
     await expect(
       oneStep([{ name: "read" }], { policy: { decideToolCall: () => "MAYBE" as never } }),
-    ).rejects.toThrow(/decideToolCall returned "MAYBE"/);
+    ).rejects.toThrow(/decideToolCall \(tool read\) returned "MAYBE"/);
     expect(runs).toEqual([]);
   });
 
@@ -394,7 +392,7 @@ describe("policy.decideToolCall", () => {
       {
         toolCallId: "s1",
         toolName: "send",
-        args: { to: "z", times: 1 },
+        args: { to: "z" },
         digest: expect.any(String),
       },
     ]);
@@ -422,7 +420,7 @@ describe("policy.endsRun", () => {
       },
     );
     expect(result.status).toBe("ended_by_tool");
-    expect(result.endedBy).toMatchObject({ name: "send", args: { to: "a", times: 1 } });
+    expect(result.endedBy).toMatchObject({ name: "send", args: { to: "a" } });
     expect(ran).toEqual(["send a x1", "read", "send b x1"]);
     expect(asked).toEqual(['send:"sent to a":send+read']);
     expect(result.messages.at(-1)).toMatchObject({ role: "tool" });
@@ -550,7 +548,7 @@ describe("policy.prepareStep", () => {
     await expect(
       run(() => ({ tools: ["read"], toolChoice: { name: "send" } }) as never),
     ).rejects.toThrow(UnknownToolError);
-    await expect(run(() => 42 as never)).rejects.toThrow(TypeError);
+    await expect(run(() => 42 as never)).rejects.toThrow(PolicyError);
   });
 });
 

@@ -22,6 +22,7 @@ const scenarioArb = fc.record({
   decisions: fc.array(fc.constantFrom("approve", "deny", "edit"), { minLength: 12, maxLength: 12 }),
   replay: fc.boolean(),
   withStore: fc.boolean(),
+  trust: fc.constantFrom("trustState", "digests", "signingKey"),
 });
 
 function expectInvariant(messages: Message[], paused: boolean) {
@@ -38,7 +39,7 @@ function expectInvariant(messages: Message[], paused: boolean) {
 describe("resume properties", () => {
   it("for random scripts and decisions, every call runs at most once and the transcript invariant holds after every resume", async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ steps, decisions, replay, withStore }) => {
+      fc.asyncProperty(scenarioArb, async ({ steps, decisions, replay, withStore, trust }) => {
         const executed: string[] = [];
         const plan = new Map<string, (typeof steps)[number][number]>();
         const tools = [
@@ -81,6 +82,8 @@ describe("resume properties", () => {
             maxSteps: 6,
             maxRetries: 20,
             ...(store ? { store } : {}),
+            ...(trust === "trustState" ? { trustState: true } : {}),
+            ...(trust === "signingKey" ? { signingKey: "k" } : {}),
             policy: {
               decideToolCall: ({ call }) => {
                 const approval = plan.get(call.id)?.approval;
@@ -102,11 +105,12 @@ describe("resume properties", () => {
           const chosen: ApprovalDecisions = {};
           for (const pending of result.pending ?? []) {
             const kind = decisions[decision++ % decisions.length];
+            const digest = trust === "digests" ? { digest: pending.digest } : {};
             chosen[pending.toolCallId] =
               kind === "deny"
-                ? { approve: false, reason: "random" }
+                ? { approve: false, reason: "random", ...digest }
                 : kind === "edit"
-                  ? { approve: true, args: { amount: 2 } }
+                  ? { approve: true, args: { amount: 2 }, ...digest }
                   : { approve: true, digest: pending.digest };
           }
           const before = executed.length;
@@ -114,7 +118,10 @@ describe("resume properties", () => {
           if (replay) {
             const count = executed.length;
             const again = withStore ? makeLoop() : undefined;
-            if (again) await expect(again.resume(state, chosen)).rejects.toThrow(/already resumed/);
+            if (again)
+              await expect(again.resume(state, chosen)).rejects.toThrow(
+                /already resumed|holds another state/,
+              );
             expect(executed.length).toBe(count);
           }
           expect(executed.length).toBeGreaterThanOrEqual(before);

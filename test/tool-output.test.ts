@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { normalizeOutput } from "../src/tool-output.js";
+import { toJsonOutput } from "../src/tool-output.js";
 
 /** What the contract says a stored output is: JSON-normalised, `undefined` → `null`. */
 const viaJson = (value: unknown) => {
@@ -8,43 +8,96 @@ const viaJson = (value: unknown) => {
   return json === undefined ? null : JSON.parse(json);
 };
 
-describe("normalizeOutput", () => {
-  it("stores any value exactly as a JSON round trip would, strings as they are", () => {
+const stored = (value: unknown) => {
+  const json = toJsonOutput(value);
+  if (!json.ok) throw new Error(`refused: ${json.problem}`);
+  return json.output;
+};
+
+const problemOf = (value: unknown) => {
+  const json = toJsonOutput(value);
+  return json.ok ? undefined : json.problem;
+};
+
+describe("toJsonOutput", () => {
+  it("stores any value JSON can carry exactly as a JSON round trip would, strings as they are", () => {
     fc.assert(
       fc.property(
-        fc.anything({
-          withDate: true,
-          withMap: true,
-          withSet: true,
-          withNullPrototype: true,
-          withSparseArray: true,
-        }),
+        fc.anything({ withDate: true, withNullPrototype: true, withSparseArray: true }),
         (value) => {
           const expected = typeof value === "string" ? value : viaJson(value);
-          expect(normalizeOutput(value)).toStrictEqual(expected);
+          expect(stored(value)).toStrictEqual(expected);
         },
       ),
       { numRuns: 2000 },
     );
   });
 
-  it("copies: later changes to the tool's object do not reach the stored output", () => {
-    const output = { list: [1, 2], nested: { a: 1 } };
-    const stored = normalizeOutput(output) as typeof output;
-    output.list.push(3);
-    output.nested.a = 2;
-    expect(stored).toEqual({ list: [1, 2], nested: { a: 1 } });
+  it("refuses, naming what and where, any value holding something JSON cannot carry", () => {
+    fc.assert(
+      fc.property(
+        fc.anything({ withDate: true, withMap: true, withSet: true, withBigInt: true }),
+        (value) => {
+          const json = toJsonOutput(value);
+          let threwJson = false;
+          try {
+            JSON.stringify(value, (_key, item) => {
+              if (item instanceof Map || item instanceof Set) throw new Error("unfit");
+              return item;
+            });
+          } catch {
+            threwJson = true;
+          }
+          // Refused exactly when JSON would fail or silently lose a Map, a Set or a BigInt.
+          expect(json.ok).toBe(!threwJson);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(problemOf({ ids: [1n] })).toMatch(/a BigInt at output\.ids\[0\]/);
+    expect(problemOf({ by: new Map() })).toMatch(/a Map .* at output\.by/);
+    expect(problemOf([new Set([1])])).toMatch(/a Set .* at output\[0\]/);
+    expect(problemOf({ f: () => 1 })).toMatch(/a function at output\.f/);
+    expect(problemOf({ s: Symbol("x") })).toMatch(/a symbol at output\.s/);
+    expect(problemOf({ p: Promise.resolve(1) })).toMatch(/a Promise \(did you forget an await\?\)/);
+    expect(problemOf(new Error("boom"))).toMatch(/an Error/);
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(problemOf(cycle)).toMatch(/a circular reference at output\.self/);
+    expect(problemOf(() => 1)).toMatch(/a function at output$/);
+    let deep: unknown = 1;
+    for (let i = 0; i < 300; i++) deep = [deep];
+    expect(problemOf(deep)).toMatch(/nesting deeper than 256 levels/);
+    const throwing = {
+      get x() {
+        throw new Error("getter failed");
+      },
+    };
+    expect(problemOf(throwing)).toMatch(/reading it threw: getter failed/);
   });
 
-  it("keeps JSON's special cases: -0, NaN, undefined members, __proto__ keys, toJSON, cycles", () => {
-    expect(normalizeOutput(-0)).toBe(0);
-    expect(normalizeOutput([Number.NaN, undefined, () => 1])).toEqual([null, null, null]);
-    expect(normalizeOutput({ a: undefined, f: () => 1, b: 1 })).toEqual({ b: 1 });
+  it("copies and freezes: later changes to the tool's object do not reach the stored output, and it cannot be changed", () => {
+    const output = { list: [1, 2], nested: { a: 1 } };
+    const copy = stored(output) as typeof output;
+    output.list.push(3);
+    output.nested.a = 2;
+    expect(copy).toEqual({ list: [1, 2], nested: { a: 1 } });
+    expect(Object.isFrozen(copy) && Object.isFrozen(copy.list) && Object.isFrozen(copy.nested)).toBe(
+      true,
+    );
+  });
+
+  it("keeps JSON's special cases: -0, NaN, undefined members, __proto__ keys, toJSON; a shared object twice is not a cycle", () => {
+    expect(stored(-0)).toBe(0);
+    expect(stored(undefined)).toBe(null);
+    expect(stored([Number.NaN, undefined])).toEqual([null, null]);
+    expect(stored({ a: undefined, b: 1 })).toEqual({ b: 1 });
     const proto = JSON.parse('{"__proto__": {"x": 1}}');
-    expect(Object.keys(normalizeOutput(proto) as object)).toEqual(["__proto__"]);
-    expect(normalizeOutput({ when: new Date(0) })).toEqual({ when: "1970-01-01T00:00:00.000Z" });
-    const cycle: Record<string, unknown> = {};
-    cycle.self = cycle;
-    expect(() => normalizeOutput(cycle)).toThrow(TypeError);
+    const copy = stored(proto) as object;
+    expect(Object.keys(copy)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(stored({ when: new Date(0) })).toEqual({ when: "1970-01-01T00:00:00.000Z" });
+    const shared = { n: 1 };
+    expect(stored({ a: shared, b: shared })).toEqual({ a: { n: 1 }, b: { n: 1 } });
   });
 });

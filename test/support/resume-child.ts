@@ -1,6 +1,7 @@
 /**
  * A child process for the resume tests. Modes:
- * - `resume <stateFile> <log>`: reads a paused state from disk and approves every pending call.
+ * - `resume <stateFile> <log>`: reads a paused state from disk and approves every pending call,
+ *   each decision carrying its call's digest (the state is unsigned and came by value).
  * - `crash <storeDir> <log>`: runs a loop whose first calls hang, printing "started" once the tool runs.
  * Prints one JSON line with the outcome.
  */
@@ -17,7 +18,10 @@ if (mode === "resume") {
   const state = JSON.parse(readFileSync(path, "utf8"));
   const loop = approvalAgent({ log });
   const decisions = Object.fromEntries(
-    state.pending.map((p: { toolCallId: string }) => [p.toolCallId, { approve: true }]),
+    state.pending.map((p: { toolCallId: string; digest: string }) => [
+      p.toolCallId,
+      { approve: true, digest: p.digest },
+    ]),
   );
   const result = await loop.resume(state, decisions);
   console.log(JSON.stringify({ status: result.status, text: result.text, pid: process.pid }));

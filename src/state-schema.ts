@@ -1,0 +1,238 @@
+import { Validator } from "@cfworker/json-schema";
+
+const text = { type: "string" };
+const id = { type: "string", minLength: 1 };
+const count = { type: "integer", minimum: 0 };
+const counts = { type: "object", additionalProperties: count };
+const names = { type: "array", items: text };
+
+const usage = {
+  type: "object",
+  required: ["inputTokens", "outputTokens", "totalTokens"],
+  properties: {
+    inputTokens: { type: "number", minimum: 0 },
+    outputTokens: { type: "number", minimum: 0 },
+    totalTokens: { type: "number", minimum: 0 },
+    reasoningTokens: { type: "number", minimum: 0 },
+    cachedInputTokens: { type: "number", minimum: 0 },
+  },
+  additionalProperties: false,
+};
+
+const assistantPart = {
+  type: "object",
+  required: ["type"],
+  properties: { type: { enum: ["text", "reasoning", "tool-call"] } },
+  allOf: [
+    {
+      if: { properties: { type: { const: "tool-call" } } },
+      then: {
+        required: ["id", "name", "args"],
+        properties: { type: true, id, name: text, args: text },
+        additionalProperties: false,
+      },
+    },
+    {
+      if: { properties: { type: { const: "text" } } },
+      then: { required: ["text"], properties: { type: true, text }, additionalProperties: false },
+    },
+    {
+      if: { properties: { type: { const: "reasoning" } } },
+      then: {
+        required: ["text"],
+        properties: { type: true, text, signature: text },
+        additionalProperties: false,
+      },
+    },
+  ],
+};
+
+const toolResult = {
+  type: "object",
+  required: ["toolCallId", "toolName", "output", "isError"],
+  properties: {
+    toolCallId: id,
+    toolName: text,
+    output: true,
+    isError: { type: "boolean" },
+    editedArgs: true,
+  },
+  additionalProperties: false,
+};
+
+const message = {
+  type: "object",
+  required: ["role"],
+  properties: { role: { enum: ["user", "assistant", "tool"] } },
+  allOf: [
+    {
+      if: { properties: { role: { const: "user" } } },
+      then: { required: ["content"], properties: { role: true, content: text }, additionalProperties: false },
+    },
+    {
+      if: { properties: { role: { const: "assistant" } } },
+      then: {
+        required: ["parts"],
+        properties: { role: true, parts: { type: "array", items: assistantPart } },
+        additionalProperties: false,
+      },
+    },
+    {
+      if: { properties: { role: { const: "tool" } } },
+      then: {
+        required: ["results"],
+        properties: { role: true, results: { type: "array", items: toolResult } },
+        additionalProperties: false,
+      },
+    },
+  ],
+};
+
+const toolChoice = {
+  anyOf: [
+    { enum: ["auto", "required", "none"] },
+    { type: "object", required: ["name"], properties: { name: text }, additionalProperties: false },
+  ],
+};
+
+const callRecord = {
+  type: "object",
+  required: ["toolCallId", "toolName", "rawArgs", "verdict", "by"],
+  properties: {
+    toolCallId: id,
+    toolName: text,
+    rawArgs: text,
+    args: true,
+    editedFrom: true,
+    started: { const: true },
+    verdict: {
+      enum: ["allow", "deny", "needs-approval", "block", "result", "stop", "invalid", "unavailable"],
+    },
+    by: { type: "string", pattern: "^(hook:(0|[1-9][0-9]*)|policy|tool|schema|default|approval)$" },
+    reason: text,
+    result: toolResult,
+    ms: { type: "number", minimum: 0 },
+  },
+  additionalProperties: false,
+};
+
+const stepRecord = {
+  type: "object",
+  required: ["index", "tools", "callable", "response", "calls", "usage", "ms"],
+  properties: {
+    index: count,
+    tools: names,
+    callable: names,
+    toolChoice,
+    response: {
+      type: "object",
+      required: ["parts", "finishReason", "usage"],
+      properties: {
+        parts: { type: "array", items: assistantPart },
+        finishReason: { enum: ["stop", "tool-calls", "length", "content-filter", "error", "other"] },
+        usage,
+      },
+      additionalProperties: false,
+    },
+    calls: { type: "array", items: callRecord },
+    usage,
+    ms: { type: "number", minimum: 0 },
+  },
+  additionalProperties: false,
+};
+
+const hex64 = { type: "string", pattern: "^[0-9a-f]{64}$" };
+
+/** The JSON Schema of `RunState` (the version this build writes), checked before a state resumes. */
+export const RUN_STATE_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: [
+    "version",
+    "stateId",
+    "runId",
+    "status",
+    "messages",
+    "steps",
+    "usage",
+    "maxSteps",
+    "retries",
+    "unavailableCalls",
+    "executed",
+    "denied",
+  ],
+  properties: {
+    version: { type: "integer" },
+    stateId: id,
+    runId: id,
+    status: {
+      enum: ["completed", "stopped", "ended_by_tool", "needs_approval", "max_steps", "running"],
+    },
+    messages: { type: "array", items: message },
+    steps: { type: "array", items: stepRecord },
+    usage,
+    maxSteps: { type: "integer", minimum: 1 },
+    retries: counts,
+    unavailableCalls: counts,
+    executed: names,
+    denied: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["toolName", "args"],
+        properties: { toolName: text, args: text, reason: text },
+        additionalProperties: false,
+      },
+    },
+    pending: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["toolCallId", "toolName", "args", "digest"],
+        properties: { toolCallId: id, toolName: text, args: true, reason: text, digest: hex64 },
+        additionalProperties: false,
+      },
+    },
+    endedBy: {
+      type: "object",
+      required: ["id", "name", "args", "rawArgs"],
+      properties: { id, name: text, args: true, rawArgs: text },
+      additionalProperties: false,
+    },
+    signature: hex64,
+  },
+  additionalProperties: false,
+} as const;
+
+let validator: Validator | undefined;
+
+/**
+ * Checks a value against `RUN_STATE_SCHEMA`: `undefined` when it fits, else the first
+ * problem with where it is ("steps[0]: missing calls").
+ */
+export function stateProblem(state: unknown): string | undefined {
+  validator ??= new Validator(RUN_STATE_SCHEMA as never, "2020-12", false);
+  const { valid, errors } = validator.validate(state);
+  if (valid) return undefined;
+  // cfworker reports each failing level; the deepest report that is not a summary of the
+  // levels below it says what is actually wrong.
+  const rank = (error: (typeof errors)[number]) =>
+    error.instanceLocation.length * 2 + (SUMMARIES.has(error.keyword) ? 0 : 1);
+  const worst = errors.reduce((best, error) => (rank(error) > rank(best) ? error : best));
+  return `${pathOf(worst.instanceLocation)}: ${worst.error}`;
+}
+
+/** Keywords whose error only says that something below them failed. */
+const SUMMARIES = new Set(["properties", "items", "allOf", "anyOf", "if", "then", "else"]);
+
+/** "#/steps/0/calls" → "steps[0].calls" ("the state" for the root). */
+function pathOf(location: string): string {
+  const segments = location.replace(/^#\/?/, "").split("/").filter(Boolean);
+  if (segments.length === 0) return "the state";
+  let path = "";
+  for (const raw of segments) {
+    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path ? `.${segment}` : segment;
+  }
+  return path;
+}

@@ -1,0 +1,102 @@
+import { describeValue } from "./errors.js";
+import type { PreToolCallVerdict } from "./hooks.js";
+import { closest, isPlainObject } from "./option-keys.js";
+
+/** What a verdict key may hold; `undefined` always means "not given". */
+type KeyType = "boolean" | "string" | "boolean | string" | "any";
+
+const PRE_CALL_KEYS: Readonly<Record<keyof PreToolCallVerdict, KeyType>> = {
+  stop: "boolean",
+  stopReason: "string",
+  block: "boolean | string",
+  confirm: "boolean",
+  args: "any",
+  result: "any",
+};
+
+/** Words other libraries (or a slip of the mind) use for a verdict key, mapped to ours. */
+const PRE_CALL_ALIASES: Readonly<Record<string, string>> = {
+  deny: "block",
+  denied: "block",
+  blocked: "block",
+  reject: "block",
+  rejected: "block",
+  skip: "block",
+  abort: "stop",
+  halt: "stop",
+  reason: "stopReason",
+  approve: "confirm",
+  approval: "confirm",
+  needsApproval: "confirm",
+  ask: "confirm",
+  input: "args",
+  arguments: "args",
+  output: "result",
+  value: "result",
+  decision: "block or confirm (a policy decision belongs in policy.decideToolCall)",
+};
+
+/**
+ * Reads a pre-call hook's answer, failing closed: `undefined` (no opinion) or a plain object
+ * whose keys are all known and hold their documented types. Anything else — `null`, an array,
+ * `{ deny: true }`, `{ confirm: "yes" }` — is a problem named in the returned text, never a
+ * verdict that lets a call through. Only own keys are read, once, into a fresh object.
+ */
+export function readPreCallVerdict(
+  answer: unknown,
+): { ok: true; verdict: PreToolCallVerdict | undefined } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, verdict: undefined };
+  if (!isPlainObject(answer)) {
+    return {
+      ok: false,
+      problem: `returned ${describeValue(answer)}; return undefined or a verdict object with ${keyList()}`,
+    };
+  }
+  const verdict: Record<string, unknown> = {};
+  for (const key of Object.keys(answer)) {
+    const expected = (PRE_CALL_KEYS as Record<string, KeyType>)[key];
+    if (!Object.hasOwn(PRE_CALL_KEYS, key) || expected === undefined) {
+      const near = Object.hasOwn(PRE_CALL_ALIASES, key)
+        ? PRE_CALL_ALIASES[key]
+        : closest(key, Object.keys(PRE_CALL_KEYS));
+      const hint = near ? ` (did you mean ${near}?)` : "";
+      return {
+        ok: false,
+        problem: `returned a verdict with the unknown key \`${key}\`${hint}; a verdict has only ${keyList()}`,
+      };
+    }
+    const value = answer[key];
+    if (value === undefined) continue;
+    if (!hasType(value, expected)) {
+      return {
+        ok: false,
+        problem: `returned \`${key}: ${shown(value)}\`; \`${key}\` must be ${expected === "boolean | string" ? "a boolean or a string" : `a ${expected}`}`,
+      };
+    }
+    verdict[key] = value;
+  }
+  return { ok: true, verdict: verdict as PreToolCallVerdict };
+}
+
+function hasType(value: unknown, expected: KeyType): boolean {
+  switch (expected) {
+    case "any":
+      return true;
+    case "boolean | string":
+      return typeof value === "boolean" || typeof value === "string";
+    default:
+      return typeof value === expected;
+  }
+}
+
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value !== "object") return String(value);
+  return describeValue(value);
+}
+
+function keyList(): string {
+  return Object.keys(PRE_CALL_KEYS)
+    .map((key) => `\`${key}\``)
+    .join(", ");
+}
