@@ -296,7 +296,13 @@ export class AgentLoop<Deps = unknown> {
     };
     const first = resumed && (() => resumed.first(run));
     const start = store
-      ? () => leased(run, store, (error) => controller.abort(error), () => runLoop(run, first))
+      ? () =>
+          leased(
+            run,
+            store,
+            (error) => controller.abort(error),
+            () => runLoop(run, first),
+          )
       : () => runLoop(run, first);
     // The one place the run races its signal: it rejects the moment the signal aborts.
     const result = raceSignal(start(), signal).catch((error: unknown) => {
@@ -397,7 +403,7 @@ async function leased<Deps>(
     run.lease = lease;
   }
   const lease = run.lease;
-  const stop = keepLease(store, lease, lost);
+  const stop = keepLease(store, lease, run.signal, lost);
   try {
     const result = await body();
     stop();

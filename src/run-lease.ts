@@ -5,12 +5,14 @@ import type { StoreCalls } from "./store-calls.js";
 /**
  * Keeps a run's lease alive while the run goes on: renews it every third of its length. When
  * a renewal is refused (another process took the run over after the lease ran out) or fails,
- * `lost` is called with a `StoreError`, once, and renewing stops. Returns the function that
- * stops renewing.
+ * `lost` is called with a `StoreError`, once, and renewing stops. Renewing stops too when the
+ * run's signal aborts: the run is over for this process, so its lease runs out on its own.
+ * Returns the function that stops renewing.
  */
 export function keepLease(
   store: StoreCalls,
   lease: RunLease,
+  signal: AbortSignal,
   lost: (error: StoreError) => void,
 ): () => void {
   let stopped = false;
@@ -42,11 +44,14 @@ export function keepLease(
     }
     schedule();
   };
-  schedule();
-  return () => {
+  const stop = () => {
     stopped = true;
     clearTimeout(timer);
+    signal.removeEventListener("abort", stop);
   };
+  signal.addEventListener("abort", stop, { once: true });
+  schedule();
+  return stop;
 }
 
 function asStoreError(error: unknown): StoreError {
