@@ -68,7 +68,11 @@ export async function main(): Promise<{ paused: RunResult; resumed: string; paym
   }
 }
 
-/** Process 2: load the paused run and resume it with the human's decision. */
+/**
+ * Process 2: resume the paused run from the store, by its id, with the human's decision. The
+ * store's own copy is resumed (nothing the caller sends can change it), and the digest binds
+ * the approval to the exact call the human saw.
+ */
 async function approve(folder: string, digest: string): Promise<void> {
   const loop = paymentsAgent(folder);
   const state = await fileRunStore(join(folder, "runs")).get("invoice-INV-7");
@@ -76,9 +80,9 @@ async function approve(folder: string, digest: string): Promise<void> {
   const decisions = Object.fromEntries(
     state.pending.map((call) => [call.toolCallId, { approve: true as const, digest }]),
   );
-  const result = await loop.resume(state, decisions);
+  const result = await loop.resume("invoice-INV-7", decisions);
   console.log(`resumed in process ${process.pid}: ${result.status}: ${result.text}`);
-  // A second resume of the same state (a retried request, a second worker) runs nothing.
+  // A second resume (a retried request, a second worker) runs nothing: the state moved on.
   const again = await loop.resume(state, decisions).catch((error: Error) => error.message);
   console.log(`resumed again: ${again}`);
 }

@@ -50,10 +50,12 @@ const policy: LoopPolicy = {
     callable: executed.includes("search") ? ["read_page", "final_answer"] : ["search"],
   }),
   // How a tool runs: here, timed and written to an audit log.
-  async executeTool({ tool, call, ctx }) {
+  // `args` is the schema's output for `call.args` (defaults and transforms applied): what
+  // `execute` takes.
+  async executeTool({ tool, args, ctx }) {
     const started = Date.now();
     try {
-      return await tool.execute(call.args, ctx);
+      return await tool.execute(args, ctx);
     } finally {
       audit.push(`step ${ctx.step}: ${tool.name} ran in ${Date.now() - started} ms`);
     }
