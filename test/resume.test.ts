@@ -520,7 +520,7 @@ describe("across processes", () => {
     await new Promise((resolve) => run.process.once("exit", resolve));
     expect(lines(log).sort()).toEqual(["read_again", "write_once"]);
 
-    const store = fileRunStore(storeDir);
+    const store = fileRunStore(storeDir, { leaseMs: 300 });
     const checkpoint = await store.get("crashing-run");
     if (!checkpoint) throw new Error("the crashed run left no checkpoint");
     expect(checkpoint.status).toBe("running");
@@ -539,6 +539,11 @@ describe("across processes", () => {
       }),
     );
     const provider = scriptedProvider([{ text: "recovered" }]);
+    // The dead process's lease has not run out yet: the run counts as still running.
+    await expect(new AgentLoop({ provider, tools, store }).resume("crashing-run")).rejects.toThrow(
+      /still running/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 350));
     const result: RunResult = await new AgentLoop({ provider, tools, store }).resume(checkpoint);
     expect(ran).toEqual(["read_again"]);
     expect(result.status).toBe("completed");
@@ -553,6 +558,6 @@ describe("across processes", () => {
     ]);
     await expect(
       new AgentLoop({ provider: scriptedProvider([]), tools, store }).resume(checkpoint),
-    ).rejects.toThrow(/already resumed/);
+    ).rejects.toThrow(/holds another state/);
   });
 });

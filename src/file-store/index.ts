@@ -1,48 +1,205 @@
-import { mkdir, open, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import type { RunState, RunStore } from "tollgate";
+/**
+ * `tollgate/file-store`: a `RunStore` in a folder, shared by every process that can reach it.
+ *
+ * Layout, one file name per id (`fileNameOf`: a readable slug plus the id's SHA-256, so ids that
+ * differ only in case, or are very long, still get distinct names that fit):
+ * - `states/<name>.json`: a run's latest state.
+ * - `leases/<name>.json`: a run's lease record `{ runId, token, expiresAt }`; never deleted, so
+ *   fencing tokens only grow.
+ * - `leases/<name>.lock`: held for the few milliseconds an `acquire`, `renew`, `put` or
+ *   `release` reads the lease record and makes its one write (`withFileLock`); a lock left by a
+ *   crashed process is broken once it is 10 s old (`STALE_LOCK_MS` in file-lock.ts).
+ * - `claims/<name>`: one file per claimed state, created with O_EXCL.
+ *
+ * Every write is durable: temp file, fsync, rename over the target, fsync the folder.
+ * @module
+ */
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { RunLease, RunState, RunStore, RunStoreOptions } from "tollgate";
+// The core entry does not export leaseMsOf (yet); this pure helper is bundled into the entry.
+import { leaseMsOf } from "../run-store.js";
+import { codeOf, createExclusive, syncFolder, writeFileDurably } from "./durable-file.js";
+import { withFileLock } from "./file-lock.js";
+import { fileNameOf } from "./file-names.js";
+
+/** What a run's lease file holds. */
+interface LeaseRecord {
+  readonly runId: string;
+  readonly token: number;
+  readonly expiresAt: number;
+}
+
+/** The files of one run. */
+interface RunFiles {
+  readonly state: string;
+  readonly lease: string;
+  readonly lock: string;
+}
 
 /**
- * A `RunStore` in a folder, shared by every process that can reach it: one JSON file per run
- * (its latest state, replaced atomically by write-then-rename), and one claim file per resumed
- * state, created with O_EXCL so exactly one process, ever, wins a claim.
+ * A `RunStore` in a folder, safe for many processes (and hosts with synced clocks) at once:
+ * `acquire`, `renew`, `put` and `release` run under a per-run lock file and check the lease's
+ * fencing token; `claim` is one O_EXCL file per state; every write survives a crash or power
+ * loss whole or not at all. Use it to pause and resume runs across processes on one machine or
+ * a shared disk.
  *
  * @example
  * const loop = new AgentLoop({ provider, tools, store: fileRunStore("./runs") });
  */
-export function fileRunStore(dir: string): RunStore {
-  if (typeof dir !== "string" || dir === "")
+export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
+  if (typeof dir !== "string" || dir === "") {
     throw new TypeError("fileRunStore: give a folder path");
-  const claims = join(dir, "claims");
-  let ready: Promise<unknown> | undefined;
-  const prepare = () => (ready ??= mkdir(claims, { recursive: true }));
-  const fileOf = (runId: string) => join(dir, `${encodeURIComponent(runId)}.json`);
+  }
+  const ttlMs = leaseMsOf("fileRunStore", options);
+  const root = resolve(dir);
+  const folders = {
+    states: join(root, "states"),
+    leases: join(root, "leases"),
+    claims: join(root, "claims"),
+  };
+  const ready = once(() => makeFolders(root, Object.values(folders)));
+
+  const filesOf = (runId: string): RunFiles => {
+    const name = fileNameOf(runId);
+    return {
+      state: join(folders.states, `${name}.json`),
+      lease: join(folders.leases, `${name}.json`),
+      lock: join(folders.leases, `${name}.lock`),
+    };
+  };
+
+  /** Runs `section` under the run's lock, given the run's lease record as it is now. */
+  const underLock = async <T>(
+    runId: string,
+    section: (
+      held: LeaseRecord | undefined,
+      files: RunFiles,
+      checkHeld: () => Promise<void>,
+    ) => Promise<T>,
+  ): Promise<T> => {
+    await ready();
+    const files = filesOf(runId);
+    return withFileLock(files.lock, async (checkHeld) =>
+      section(await readLease(files.lease), files, checkHeld),
+    );
+  };
+
+  const writeLease = (file: string, record: LeaseRecord, checkHeld: () => Promise<void>) =>
+    writeFileDurably(file, JSON.stringify(record), checkHeld);
+
   return {
     async get(runId) {
-      try {
-        return JSON.parse(await readFile(fileOf(runId), "utf8")) as RunState;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw error;
-      }
+      const state = await readJson(filesOf(checkedId("get", runId)).state);
+      return state as RunState | undefined;
     },
-    async put(state) {
-      await prepare();
-      const file = fileOf(state.runId);
-      const temporary = `${file}.${crypto.randomUUID()}.tmp`;
-      await writeFile(temporary, JSON.stringify(state));
-      await rename(temporary, file);
+    async acquire(runId) {
+      checkedId("acquire", runId);
+      return underLock(runId, async (held, files, checkHeld) => {
+        const now = Date.now();
+        if (held && held.expiresAt > now) return undefined;
+        const token = (held?.token ?? 0) + 1;
+        await writeLease(files.lease, { runId, token, expiresAt: now + ttlMs }, checkHeld);
+        return { runId, token, ttlMs };
+      });
+    },
+    async renew(lease) {
+      const { runId, token } = checkedLease("renew", lease);
+      return underLock(runId, async (held, files, checkHeld) => {
+        if (held?.token !== token) return false;
+        await writeLease(files.lease, { runId, token, expiresAt: Date.now() + ttlMs }, checkHeld);
+        return true;
+      });
+    },
+    async put(state, lease) {
+      const { runId, token } = checkedLease("put", lease);
+      if (state?.runId !== runId) return false;
+      const text = JSON.stringify(state);
+      return underLock(runId, async (held, files, checkHeld) => {
+        if (held?.token !== token) return false;
+        await writeFileDurably(files.state, text, checkHeld);
+        return true;
+      });
+    },
+    async release(lease) {
+      const { runId, token } = checkedLease("release", lease);
+      await underLock(runId, async (held, files, checkHeld) => {
+        if (held?.token !== token) return;
+        await writeLease(files.lease, { runId, token, expiresAt: 0 }, checkHeld);
+      });
     },
     async claim(stateId) {
-      await prepare();
-      try {
-        const handle = await open(join(claims, encodeURIComponent(stateId)), "wx");
-        await handle.close();
-        return true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-        throw error;
-      }
+      await ready();
+      const file = join(folders.claims, fileNameOf(checkedId("claim", stateId)));
+      if (!(await createExclusive(file, stateId))) return false;
+      await syncFolder(folders.claims);
+      return true;
     },
+  };
+}
+
+/** Creates the store's folders and makes their entries durable. */
+async function makeFolders(root: string, folders: string[]): Promise<void> {
+  for (const folder of folders) await mkdir(folder, { recursive: true });
+  await syncFolder(root);
+  await syncFolder(dirname(root));
+}
+
+/** The run's lease record, checked, or undefined before the run's first acquire. */
+async function readLease(file: string): Promise<LeaseRecord | undefined> {
+  const record = (await readJson(file)) as Partial<LeaseRecord> | undefined;
+  if (record === undefined) return undefined;
+  const { runId, token, expiresAt } = record;
+  if (typeof runId !== "string" || !isToken(token) || typeof expiresAt !== "number") {
+    throw new Error(`fileRunStore: ${file} is not a lease record; was it edited by hand?`);
+  }
+  return { runId, token, expiresAt };
+}
+
+/** A file's JSON, or undefined when there is no such file. */
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if (codeOf(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`fileRunStore: ${file} is not valid JSON`, { cause: error });
+  }
+}
+
+/** An id given to a store method, checked to be a string. */
+function checkedId(method: string, id: string): string {
+  if (typeof id !== "string")
+    throw new TypeError(`fileRunStore.${method}: the id must be a string`);
+  return id;
+}
+
+/** A lease given to a store method, checked to be one `acquire` could have returned. */
+function checkedLease(method: string, lease: RunLease): RunLease {
+  if (typeof lease?.runId !== "string" || !isToken(lease.token)) {
+    throw new TypeError(`fileRunStore.${method}: give a lease returned by acquire`);
+  }
+  return lease;
+}
+
+/** Whether a value can be a fencing token: a positive safe integer. */
+function isToken(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
+
+/** Calls `make` once and shares its promise; after a failure the next call tries again. */
+function once(make: () => Promise<void>): () => Promise<void> {
+  let made: Promise<void> | undefined;
+  return () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
   };
 }

@@ -48,7 +48,7 @@ if (mode === "resume") {
       },
     ]),
     tools: [hang("write_once", false), hang("read_again", true)],
-    store: fileRunStore(path),
+    store: fileRunStore(path, { leaseMs: 300 }),
   });
   await loop.run("go", { runId: "crashing-run" });
 }
