@@ -131,7 +131,10 @@ export function parseArgs(
   if (!read.ok) {
     const again = "Send the arguments again as one JSON object.";
     return read.problem === "json"
-      ? { ok: false, message: `invalid JSON in the arguments for tool ${tool.name}: ${read.message}. ${again}` }
+      ? {
+          ok: false,
+          message: `invalid JSON in the arguments for tool ${tool.name}: ${read.message}. ${again}`,
+        }
       : invalidArgs(tool, read.message, again);
   }
   return andThen(checkArgs(tool, read.args), (checked) =>
@@ -142,7 +145,10 @@ export function parseArgs(
 }
 
 function invalidArgs(tool: Tool<any>, problem: string, advice: string) {
-  return { ok: false as const, message: `invalid arguments for tool ${tool.name}: ${problem}. ${advice}` };
+  return {
+    ok: false as const,
+    message: `invalid arguments for tool ${tool.name}: ${problem}. ${advice}`,
+  };
 }
 
 /**
@@ -174,7 +180,8 @@ function nestingDepth(text: string, limit: number): number {
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (inString) {
-      if (char === 0x5c) i++; // backslash: skip the escaped character
+      if (char === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) inString = true;
     else if (char === 0x7b || char === 0x5b) {

@@ -322,7 +322,10 @@ function readDecision(
   if (typeof answer === "string" && DECISIONS.has(answer)) {
     return { ok: true, value: { decision: answer as NormalDecision["decision"] } };
   }
-  const refuse = { ok: false as const, problem: `returned ${shortForm(answer)}; return ${ANSWERS}` };
+  const refuse = {
+    ok: false as const,
+    problem: `returned ${shortForm(answer)}; return ${ANSWERS}`,
+  };
   if (!isPlainObject(answer)) return refuse;
   const keys = Object.keys(answer);
   if (keys.some((key) => key !== "decision" && key !== "reason")) return refuse;

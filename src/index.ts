@@ -1,8 +1,8 @@
 export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
+export type { ArgsLimits } from "./args.js";
 export type { ProviderDefinition } from "./define-provider.js";
 export { defineProvider } from "./define-provider.js";
-export type { ArgsLimits } from "./args.js";
 export {
   DuplicateToolError,
   HookError,
@@ -50,10 +50,10 @@ export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
 export type { RunResult } from "./run-result.js";
 export type { DeniedCall, RunState, RunStatus } from "./run-state.js";
 export { RUN_STATE_VERSION } from "./run-state.js";
-export { RUN_STATE_SCHEMA } from "./state-schema.js";
 export type { RunLease, RunStore, RunStoreOptions } from "./run-store.js";
 export { memoryRunStore } from "./run-store.js";
 export type {
+  InferInput,
   InferOutput,
   JsonSchema,
   JsonSchemaValidator,
@@ -62,6 +62,7 @@ export type {
   ValidationResult,
 } from "./schema.js";
 export { jsonSchema } from "./schema.js";
+export { RUN_STATE_SCHEMA } from "./state-schema.js";
 export type {
   CallRecord,
   DecidedBy,

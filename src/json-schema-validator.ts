@@ -1,160 +1,127 @@
-import type { SchemaIssue, ValidationResult } from "./validation-result.js";
+import {
+  dereference,
+  type OutputUnit,
+  type Schema,
+  type SchemaDraft,
+  validate,
+} from "@cfworker/json-schema";
+import { draftOf, metaIssues } from "./json-schema-meta.js";
+import {
+  decodePointerSegment,
+  formatIssues,
+  formatPath,
+  jsonSchemaIssues,
+} from "./schema-issues.js";
+import type { ValidationResult } from "./validation-result.js";
 
-type Schema = Record<string, unknown>;
-type Path = PropertyKey[];
+type Lookup = ReturnType<typeof dereference>;
 
 /**
- * Checks a value against the common subset of JSON Schema that tool inputs use. Keywords it
- * does not know are ignored, so a schema it cannot fully judge never rejects valid args.
+ * Compiles a raw JSON Schema once into a validator for args: every keyword of its draft (from
+ * `$schema`, 2020-12 when absent) is checked by @cfworker/json-schema, and every error is
+ * reported. A schema the validator could not use throws a `TypeError` here, not on a call.
  */
-export function validateJsonSchema(schema: Schema, value: unknown): ValidationResult<unknown> {
-  const issues = validateAt(schema, value);
-  return issues.length === 0 ? { value } : { issues };
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+): (value: unknown) => ValidationResult<unknown> {
+  const draft = draftOf(schema);
+  const problems = metaIssues(schema, draft);
+  if (problems.length > 0) {
+    throw new TypeError(
+      `jsonSchema(): the schema is not valid JSON Schema (draft ${draft}): ${formatIssues(problems)}`,
+    );
+  }
+  // cfworker marks the schema it resolves (hidden __absolute_uri__ fields): give it its own copy.
+  const own = structuredClone(schema) as Schema;
+  const lookup = resolveReferences(own);
+  const keywordValue = (unit: OutputUnit) => keywordValueAt(own, lookup, unit);
+  return (value) => check(value, own, draft, lookup, keywordValue);
 }
 
-function check(schema: unknown, value: unknown, path: Path, issues: SchemaIssue[]): void {
-  if (schema === false) {
-    issues.push({ message: "no value is allowed here", path });
-    return;
+function check(
+  value: unknown,
+  schema: Schema,
+  draft: SchemaDraft,
+  lookup: Lookup,
+  keywordValue: (unit: OutputUnit) => unknown,
+): ValidationResult<unknown> {
+  let units: OutputUnit[];
+  try {
+    units = validate(value, schema, draft, lookup, false).errors;
+  } catch (error) {
+    // A value JSON cannot hold (undefined, a lone surrogate in a key): an issue, never a crash.
+    return { issues: [{ message: `cannot be checked: ${(error as Error).message}` }] };
   }
-  if (typeof schema !== "object" || schema === null) return;
-  const s = schema as Schema;
-  const fail = (message: string) => {
-    issues.push({ message, path });
-  };
-  const mismatch = firstMismatch(s, value);
-  if (mismatch) {
-    fail(mismatch);
-    return;
-  }
-  checkCombinators(s, value, path, issues);
-  if (typeof value === "string") checkString(s, value, fail);
-  else if (typeof value === "number") checkNumber(s, value, fail);
-  else if (Array.isArray(value)) checkArray(s, value, path, issues);
-  else if (typeof value === "object" && value !== null) {
-    checkObject(s, value as Record<string, unknown>, path, issues);
-  }
+  return units.length === 0 ? { value } : { issues: jsonSchemaIssues(units, value, keywordValue) };
 }
 
-/** The type, const or enum mismatch, which makes every other check meaningless. */
-function firstMismatch(s: Schema, value: unknown): string | undefined {
-  if (s.type !== undefined && !matchesType(s.type, value)) {
-    return `expected ${[s.type].flat().join(" or ")}, received ${typeName(value)}`;
+/**
+ * Indexes every subschema by URI and checks that each `$ref` finds its target now; cfworker
+ * would only find out on the first call that reaches it. Nothing is fetched: a remote `$ref`
+ * does not resolve.
+ */
+function resolveReferences(schema: Schema): Lookup {
+  let lookup: Lookup;
+  try {
+    lookup = dereference(schema);
+  } catch (error) {
+    throw new TypeError(`jsonSchema(): ${(error as Error).message}`, { cause: error });
   }
-  if (s.const !== undefined && !deepEqual(s.const, value))
-    return `expected ${JSON.stringify(s.const)}`;
-  if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
-    return `expected one of ${s.enum.map((option) => JSON.stringify(option)).join(", ")}`;
+  for (const node of new Set(Object.values(lookup))) {
+    if (typeof node === "object") checkReferencesOf(node, lookup);
   }
-  return undefined;
+  return lookup;
 }
 
-function checkCombinators(s: Schema, value: unknown, path: Path, issues: SchemaIssue[]): void {
-  if (Array.isArray(s.allOf)) for (const sub of s.allOf) check(sub, value, path, issues);
-  const options = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
-  if (options && !options.some((sub) => validateAt(sub, value).length === 0)) {
-    issues.push({ message: "matches none of the allowed shapes", path });
+function checkReferencesOf(node: Schema, lookup: Lookup): void {
+  const where = locationOf(node);
+  if (node.$dynamicRef !== undefined) {
+    throw new TypeError(
+      `jsonSchema(): ${where}$dynamicRef is not supported by the validator; use $ref to a schema under $defs`,
+    );
   }
-}
-
-function checkString(s: Schema, value: string, fail: (message: string) => void): void {
-  const length = [...value].length;
-  if (typeof s.minLength === "number" && length < s.minLength) {
-    fail(`expected at least ${s.minLength} characters`);
-  }
-  if (typeof s.maxLength === "number" && length > s.maxLength) {
-    fail(`expected at most ${s.maxLength} characters`);
-  }
-  if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value)) {
-    fail(`expected to match /${s.pattern}/`);
-  }
-}
-
-function checkNumber(s: Schema, value: number, fail: (message: string) => void): void {
-  if (typeof s.minimum === "number" && value < s.minimum) fail(`expected >= ${s.minimum}`);
-  if (typeof s.maximum === "number" && value > s.maximum) fail(`expected <= ${s.maximum}`);
-  if (typeof s.exclusiveMinimum === "number" && value <= s.exclusiveMinimum) {
-    fail(`expected > ${s.exclusiveMinimum}`);
-  }
-  if (typeof s.exclusiveMaximum === "number" && value >= s.exclusiveMaximum) {
-    fail(`expected < ${s.exclusiveMaximum}`);
+  const targets = { $ref: node.__absolute_ref__, $recursiveRef: node.__absolute_recursive_ref__ };
+  for (const [keyword, target] of Object.entries(targets)) {
+    if (target === undefined || lookup[target] !== undefined) continue;
+    throw new TypeError(
+      `jsonSchema(): ${where}${keyword} ${JSON.stringify(node[keyword])} cannot be resolved; ` +
+        "put the schema it names under $defs in this schema (nothing is fetched)",
+    );
   }
 }
 
-function checkArray(s: Schema, value: unknown[], path: Path, issues: SchemaIssue[]): void {
-  if (typeof s.minItems === "number" && value.length < s.minItems) {
-    issues.push({ message: `expected at least ${s.minItems} items`, path });
-  }
-  if (typeof s.maxItems === "number" && value.length > s.maxItems) {
-    issues.push({ message: `expected at most ${s.maxItems} items`, path });
-  }
-  if (s.items !== undefined && !Array.isArray(s.items)) {
-    value.forEach((item, index) => {
-      check(s.items, item, [...path, index], issues);
-    });
-  }
+/** "properties.a: " for the subschema at "#/properties/a" ("" for the root). */
+function locationOf(node: Schema): string {
+  const uri = String(node.__absolute_uri__ ?? "");
+  const pointer = uri.includes("#") ? uri.slice(uri.indexOf("#") + 1) : "";
+  const path = formatPath(pointer.split("/").slice(1).map(decodePointerSegment));
+  return path ? `${path}: ` : "";
 }
 
-function checkObject(
-  s: Schema,
-  value: Record<string, unknown>,
-  path: Path,
-  issues: SchemaIssue[],
-): void {
-  const properties = (s.properties ?? {}) as Record<string, unknown>;
-  for (const key of Array.isArray(s.required) ? (s.required as string[]) : []) {
-    if (!Object.hasOwn(value, key)) issues.push({ message: "required", path: [...path, key] });
+/** Keywords whose value is a map from names (not keywords) to subschemas. */
+const NAME_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+]);
+
+/**
+ * The value of the keyword a unit reports, found by following its `keywordLocation`
+ * ("#/properties/a/$ref/pattern") through the schema, jumping at each `$ref`.
+ */
+function keywordValueAt(root: Schema, lookup: Lookup, unit: OutputUnit): unknown {
+  let node: unknown = root;
+  let isName = false;
+  for (const segment of unit.keywordLocation.split("/").slice(1).map(decodePointerSegment)) {
+    if (typeof node !== "object" || node === null) return undefined;
+    const current = node as Schema;
+    if (!isName && segment === "$recursiveRef") return undefined;
+    node =
+      !isName && segment === "$ref" ? lookup[current.__absolute_ref__ ?? ""] : current[segment];
+    isName = !isName && NAME_MAPS.has(segment);
   }
-  for (const [key, item] of Object.entries(value)) {
-    if (Object.hasOwn(properties, key)) check(properties[key], item, [...path, key], issues);
-    else if (s.additionalProperties === false) {
-      issues.push({ message: "unknown property", path: [...path, key] });
-    } else if (typeof s.additionalProperties === "object") {
-      check(s.additionalProperties, item, [...path, key], issues);
-    }
-  }
-}
-
-function validateAt(schema: unknown, value: unknown): SchemaIssue[] {
-  const issues: SchemaIssue[] = [];
-  check(schema, value, [], issues);
-  return issues;
-}
-
-function matchesType(type: unknown, value: unknown): boolean {
-  if (Array.isArray(type)) return type.some((each) => matchesType(each, value));
-  switch (type) {
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "integer":
-      return Number.isInteger(value);
-    case "number":
-    case "string":
-    case "boolean":
-      return typeof value === type;
-    default:
-      return true;
-  }
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b);
-  if (keysA.length !== keysB.length) return false;
-  return keysA.every((key) =>
-    deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
+  return node;
 }

@@ -138,7 +138,9 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     options.tools instanceof Toolset ? options.tools : Toolset.from(options.tools ?? []);
   const hooks = options.preToolCall ?? [];
   if (typeof hooks === "function") {
-    throw new TypeError("AgentLoop: `preToolCall` must be an array of hooks; write preToolCall: [yourHook]");
+    throw new TypeError(
+      "AgentLoop: `preToolCall` must be an array of hooks; write preToolCall: [yourHook]",
+    );
   }
   if (!Array.isArray(hooks) || hooks.some((hook) => typeof hook !== "function")) {
     throw new TypeError("AgentLoop: `preToolCall` must be an array of functions");
@@ -216,7 +218,9 @@ function checkPolicy<Deps>(policy: LoopPolicy<Deps> | undefined): LoopPolicy<Dep
     );
   }
   if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
-    throw new TypeError(`AgentLoop: \`policy\` must be an object of methods, got ${kindOf(policy)}`);
+    throw new TypeError(
+      `AgentLoop: \`policy\` must be an object of methods, got ${kindOf(policy)}`,
+    );
   }
   if (isPlainObject(policy)) checkKeys("AgentLoop policy", policy, POLICY_KEYS);
   else if (!POLICY_KEYS.some((key) => typeof policy[key] === "function")) {
@@ -253,7 +257,9 @@ function checkMigrations(
 ): Record<number, (state: any) => unknown> {
   if (migrations === undefined) return {};
   if (!isPlainObject(migrations)) {
-    throw new TypeError("AgentLoop: `stateMigrations` must be an object { [fromVersion]: migrate }");
+    throw new TypeError(
+      "AgentLoop: `stateMigrations` must be an object { [fromVersion]: migrate }",
+    );
   }
   for (const [version, migrate] of Object.entries(migrations)) {
     if (!/^(0|[1-9][0-9]*)$/.test(version) || typeof migrate !== "function") {
@@ -269,8 +275,16 @@ function checkArgsLimits(limits: Partial<ArgsLimits> | undefined): ArgsLimits {
   if (limits === undefined) return DEFAULT_ARGS_LIMITS;
   checkKeys("AgentLoop argsLimits", limits, ["maxBytes", "maxDepth"]);
   return Object.freeze({
-    maxBytes: wholeNumber("argsLimits.maxBytes", limits.maxBytes ?? DEFAULT_ARGS_LIMITS.maxBytes, 1),
-    maxDepth: wholeNumber("argsLimits.maxDepth", limits.maxDepth ?? DEFAULT_ARGS_LIMITS.maxDepth, 1),
+    maxBytes: wholeNumber(
+      "argsLimits.maxBytes",
+      limits.maxBytes ?? DEFAULT_ARGS_LIMITS.maxBytes,
+      1,
+    ),
+    maxDepth: wholeNumber(
+      "argsLimits.maxDepth",
+      limits.maxDepth ?? DEFAULT_ARGS_LIMITS.maxDepth,
+      1,
+    ),
   });
 }
 

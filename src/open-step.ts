@@ -64,7 +64,9 @@ export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
     tools: Object.freeze(step.view.shownNames.slice()) as string[],
     callable: Object.freeze(step.view.callableNames.slice()) as string[],
     response: step.response,
-    calls: Object.freeze(step.slots.map((slot) => Object.freeze({ ...slot.record }))) as CallRecord[],
+    calls: Object.freeze(
+      step.slots.map((slot) => Object.freeze({ ...slot.record })),
+    ) as CallRecord[],
     usage: step.response.usage,
     ms: performance.now() - step.started,
   };

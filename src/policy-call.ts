@@ -53,7 +53,9 @@ const onTool = (toolName: string | undefined) =>
   toolName === undefined ? "" : ` (tool ${toolName})`;
 
 /** Reads a boolean answer (`needsApproval`, `endsRun`). */
-export function readBoolean(answer: unknown): { ok: true; value: boolean } | { ok: false; problem: string } {
+export function readBoolean(
+  answer: unknown,
+): { ok: true; value: boolean } | { ok: false; problem: string } {
   return typeof answer === "boolean"
     ? { ok: true, value: answer }
     : { ok: false, problem: `returned ${shortForm(answer)}; return true or false` };
@@ -64,7 +66,9 @@ export function shortForm(value: unknown): string {
   try {
     if (typeof value === "string") return JSON.stringify(value.slice(0, 60));
     if (value === undefined || typeof value === "function" || typeof value === "symbol") {
-      return String(typeof value === "function" ? "a function" : value === undefined ? "undefined" : "a symbol");
+      return String(
+        typeof value === "function" ? "a function" : value === undefined ? "undefined" : "a symbol",
+      );
     }
     const text = JSON.stringify(value);
     return text === undefined ? typeof value : text.length > 80 ? `${text.slice(0, 77)}...` : text;

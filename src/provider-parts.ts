@@ -3,7 +3,14 @@ import { isPlainObject } from "./option-keys.js";
 import { shortForm } from "./policy-call.js";
 import type { ModelStreamPart } from "./provider.js";
 
-const FINISH_REASONS = new Set(["stop", "tool-calls", "length", "content-filter", "error", "other"]);
+const FINISH_REASONS = new Set([
+  "stop",
+  "tool-calls",
+  "length",
+  "content-filter",
+  "error",
+  "other",
+]);
 
 /**
  * Checks one part a provider streamed (or one derived from its whole response) before the
@@ -43,7 +50,9 @@ function partProblem(part: unknown): string | undefined {
       if (typeof p.args !== "string") {
         return `the tool call to "${p.name}" has no \`args\` text (send the JSON text of the arguments, "" for none)`;
       }
-      return optionalString(p.id) ? undefined : "a tool call's `id` must be a string (or left out to have one made)";
+      return optionalString(p.id)
+        ? undefined
+        : "a tool call's `id` must be a string (or left out to have one made)";
     case "tool-call-delta":
       if (!Number.isInteger(p.index) || (p.index as number) < 0) {
         return "a tool-call-delta needs `index` (a whole number)";
@@ -65,14 +74,17 @@ function partProblem(part: unknown): string | undefined {
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 
 function usageProblem(usage: unknown): string | undefined {
-  if (!isPlainObject(usage)) return "finish needs `usage` ({ inputTokens, outputTokens, totalTokens })";
+  if (!isPlainObject(usage))
+    return "finish needs `usage` ({ inputTokens, outputTokens, totalTokens })";
   for (const key of ["inputTokens", "outputTokens", "totalTokens"]) {
     if (!isCount(usage[key])) return `usage.${key} must be a number >= 0`;
   }
   for (const key of ["reasoningTokens", "cachedInputTokens"]) {
-    if (usage[key] !== undefined && !isCount(usage[key])) return `usage.${key} must be a number >= 0`;
+    if (usage[key] !== undefined && !isCount(usage[key]))
+      return `usage.${key} must be a number >= 0`;
   }
   return undefined;
 }
 
-const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0;
+const isCount = (value: unknown) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0;

@@ -186,7 +186,9 @@ function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunStat
     try {
       current = migration(current) as RunState;
     } catch (error) {
-      throw new ResumeError(`stateMigrations[${from}] threw: ${messageOf(error)}`, { cause: error });
+      throw new ResumeError(`stateMigrations[${from}] threw: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
     if (!Number.isInteger(current?.version) || current.version <= from) {
       throw new ResumeError(`stateMigrations[${from}] must return a state of a later version`);
@@ -209,8 +211,13 @@ function checkOpenStep(state: RunState, open: StepRecord): void {
   const asked = last?.role === "assistant" ? callIds(last.parts) : [];
   const fromResponse = callIds(open.response.parts);
   const recorded = open.calls.map((call) => call.toolCallId);
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
-  if (!same(asked, recorded) || !same(fromResponse, recorded) || new Set(recorded).size !== recorded.length) {
+  const same = (a: string[], b: string[]) =>
+    a.length === b.length && a.every((id, i) => id === b[i]);
+  if (
+    !same(asked, recorded) ||
+    !same(fromResponse, recorded) ||
+    new Set(recorded).size !== recorded.length
+  ) {
     throw new ResumeError(
       "the state is damaged: its open step's calls are not the tool calls its transcript ends with",
     );
@@ -249,7 +256,10 @@ function checkDecisions(decisions: Record<string, unknown>): Record<string, Appr
     if (decision.approve === true && decision.reason !== undefined) {
       throw new ResumeError(`${where} approves the call; a \`reason\` goes with a refusal`);
     }
-    if (decision.digest !== undefined && (typeof decision.digest !== "string" || !HEX64.test(decision.digest))) {
+    if (
+      decision.digest !== undefined &&
+      (typeof decision.digest !== "string" || !HEX64.test(decision.digest))
+    ) {
       throw new ResumeError(`${where}: \`digest\` must be the 64-hex digest from the pending call`);
     }
   }
@@ -348,10 +358,16 @@ async function checkDigest(
 }
 
 /** A human's edit as args in the model's form: JSON data within the loop's limits. */
-function editedArgs<Deps>(options: ResolvedOptions<Deps>, record: CallRecord, given: unknown): unknown {
+function editedArgs<Deps>(
+  options: ResolvedOptions<Deps>,
+  record: CallRecord,
+  given: unknown,
+): unknown {
   const read = argsFromValue(given, options.argsLimits);
   if (read.ok) return read.args;
-  throw new ResumeError(`the edited args of call ${record.toolCallId} are not valid: ${read.message}`);
+  throw new ResumeError(
+    `the edited args of call ${record.toolCallId} are not valid: ${read.message}`,
+  );
 }
 
 /** The schema's output for a call's final args: what `execute` will get, computed once, here. */
@@ -399,7 +415,11 @@ async function finishOpenStep<Deps>(
         const { toolCallId, toolName } = slot.record;
         settleRecord(
           slot,
-          errorResult(toolCallId, toolName, "outcome unknown: the process stopped while this call ran"),
+          errorResult(
+            toolCallId,
+            toolName,
+            "outcome unknown: the process stopped while this call ran",
+          ),
         );
         decided.push(slot);
         break;
@@ -407,12 +427,22 @@ async function finishOpenStep<Deps>(
       case "approve":
         approve(slot, resolution.args, resolution.edited);
         slot.parsed = resolution.parsed;
-        executions.push({ slot: index, call: slot.call!, parsed: resolution.parsed, tool: slot.tool! });
+        executions.push({
+          slot: index,
+          call: slot.call!,
+          parsed: resolution.parsed,
+          tool: slot.tool!,
+        });
         run.emit(decisionEvent(run, step.index, slot));
         break;
       case "rerun":
         slot.parsed = resolution.parsed;
-        executions.push({ slot: index, call: slot.call!, parsed: resolution.parsed, tool: slot.tool! });
+        executions.push({
+          slot: index,
+          call: slot.call!,
+          parsed: resolution.parsed,
+          tool: slot.tool!,
+        });
     }
   }
   try {
@@ -424,7 +454,11 @@ async function finishOpenStep<Deps>(
   }
 }
 
-function refuse<Deps>(run: RunContext<Deps>, slot: CallSlot<Deps>, reason: string | undefined): void {
+function refuse<Deps>(
+  run: RunContext<Deps>,
+  slot: CallSlot<Deps>,
+  reason: string | undefined,
+): void {
   const { toolCallId, toolName, args } = slot.record;
   const because = reason === undefined ? "" : `: ${reason}`;
   slot.record = {
@@ -432,7 +466,11 @@ function refuse<Deps>(run: RunContext<Deps>, slot: CallSlot<Deps>, reason: strin
     verdict: "deny",
     by: "approval",
     ...(reason === undefined ? {} : { reason }),
-    result: errorResult(toolCallId, toolName, `the call to ${toolName} was refused by a human${because}`),
+    result: errorResult(
+      toolCallId,
+      toolName,
+      `the call to ${toolName} was refused by a human${because}`,
+    ),
   };
   run.denied.push({
     toolName,

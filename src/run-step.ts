@@ -74,7 +74,10 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
       const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
       for (const slot of step.slots) {
         const { toolCallId, toolName } = slot.record;
-        settleRecord(slot, errorResult(toolCallId, toolName, `not run: the run was stopped${note}`));
+        settleRecord(
+          slot,
+          errorResult(toolCallId, toolName, `not run: the run was stopped${note}`),
+        );
       }
       resultEvents(run, step, step.slots);
       run.messages.push(toolMessage(step.slots.map((slot) => slot.record.result!)));
@@ -175,7 +178,11 @@ function applyOutcome<Deps>(slot: CallSlot<Deps>, outcome: GateOutcome): void {
     case "deny": {
       if (outcome.reason !== undefined) record.reason = outcome.reason;
       const because = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
-      record.result = errorResult(toolCallId, toolName, `the call to ${toolName} was denied${because}`);
+      record.result = errorResult(
+        toolCallId,
+        toolName,
+        `the call to ${toolName} was denied${because}`,
+      );
       break;
     }
     case "result": {

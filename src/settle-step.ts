@@ -2,10 +2,10 @@ import { ToolExecutionError, ToolOutputError, ToolRetriesExceededError } from ".
 import type { Execution, ExecutionHooks, Settled } from "./execute-calls.js";
 import { executeCalls } from "./execute-calls.js";
 import { isPromise, type MaybePromise } from "./maybe-promise.js";
-import { callPolicy, readBoolean } from "./policy-call.js";
 import type { ToolCall } from "./messages.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
 import { finishStep, settleRecord } from "./open-step.js";
+import { callPolicy, readBoolean } from "./policy-call.js";
 import type { RunContext } from "./run-context.js";
 import { resultEvent } from "./step-events.js";
 import type { Tool } from "./tool.js";

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: `then` here is JSON Schema's if/then keyword, not a thenable
 import { Validator } from "@cfworker/json-schema";
 
 const text = { type: "string" };
@@ -67,7 +68,11 @@ const message = {
   allOf: [
     {
       if: { properties: { role: { const: "user" } } },
-      then: { required: ["content"], properties: { role: true, content: text }, additionalProperties: false },
+      then: {
+        required: ["content"],
+        properties: { role: true, content: text },
+        additionalProperties: false,
+      },
     },
     {
       if: { properties: { role: { const: "assistant" } } },
@@ -106,7 +111,16 @@ const callRecord = {
     editedFrom: true,
     started: { const: true },
     verdict: {
-      enum: ["allow", "deny", "needs-approval", "block", "result", "stop", "invalid", "unavailable"],
+      enum: [
+        "allow",
+        "deny",
+        "needs-approval",
+        "block",
+        "result",
+        "stop",
+        "invalid",
+        "unavailable",
+      ],
     },
     by: { type: "string", pattern: "^(hook:(0|[1-9][0-9]*)|policy|tool|schema|default|approval)$" },
     reason: text,
@@ -129,7 +143,9 @@ const stepRecord = {
       required: ["parts", "finishReason", "usage"],
       properties: {
         parts: { type: "array", items: assistantPart },
-        finishReason: { enum: ["stop", "tool-calls", "length", "content-filter", "error", "other"] },
+        finishReason: {
+          enum: ["stop", "tool-calls", "length", "content-filter", "error", "other"],
+        },
         usage,
       },
       additionalProperties: false,

@@ -35,7 +35,12 @@ export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<De
   const prepared = callPolicy(
     "prepareStep",
     undefined,
-    () => prepareStep.call(policy, { stepIndex: run.steps.length, executed: run.executed.slice(), tools }),
+    () =>
+      prepareStep.call(policy, {
+        stepIndex: run.steps.length,
+        executed: run.executed.slice(),
+        tools,
+      }),
     readPrepared<Deps>,
   );
   const viewFor = (answer: StepTools<Deps> | undefined) =>
@@ -92,7 +97,10 @@ function readPrepared<Deps>(
     return { ok: false, problem: `returned the unknown key \`${unknownKey}\`; ${ANSWER}` };
   }
   const { callable, toolChoice } = step;
-  if (callable !== undefined && !(Array.isArray(callable) && callable.every((n) => typeof n === "string"))) {
+  if (
+    callable !== undefined &&
+    !(Array.isArray(callable) && callable.every((n) => typeof n === "string"))
+  ) {
     return { ok: false, problem: "returned `callable` that is not an array of tool names" };
   }
   if (!isToolChoice(toolChoice)) {
@@ -139,7 +147,11 @@ function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps>
   const shownByName = new Map(shown.map((tool) => [tool.name, tool]));
   if (shownByName.size < shown.length) {
     const twice = shown.find((tool, i) => shown.findIndex((t) => t.name === tool.name) !== i)!;
-    throw new PolicyError(`prepareStep named tool "${twice.name}" twice`, "prepareStep", twice.name);
+    throw new PolicyError(
+      `prepareStep named tool "${twice.name}" twice`,
+      "prepareStep",
+      twice.name,
+    );
   }
   const callable = step.callable === undefined ? shownByName : new Map<string, Tool<Deps>>();
   for (const name of step.callable ?? []) {

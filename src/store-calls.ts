@@ -25,7 +25,10 @@ export function storeCalls(store: RunStore): StoreCalls {
       const state = await call("get", () => store.get(runId));
       if (state === undefined) return undefined;
       if (typeof state !== "object" || state === null) {
-        throw refused("get", `answered ${shortForm(state)} for run ${runId}; answer a state or undefined`);
+        throw refused(
+          "get",
+          `answered ${shortForm(state)} for run ${runId}; answer a state or undefined`,
+        );
       }
       return state as RunState;
     },

@@ -56,7 +56,12 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
   if (value === null) return null;
   const object = value as object;
   if (typeof (object as { toJSON?: unknown }).toJSON === "function") {
-    return jsonCopy((object as { toJSON(key: string): unknown }).toJSON(""), path, ancestors, depth);
+    return jsonCopy(
+      (object as { toJSON(key: string): unknown }).toJSON(""),
+      path,
+      ancestors,
+      depth,
+    );
   }
   const proto = Object.getPrototypeOf(object);
   if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) {
@@ -76,7 +81,12 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
   return Object.freeze(copy);
 }
 
-function arrayCopy(array: unknown[], path: string, ancestors: Set<object>, depth: number): unknown[] {
+function arrayCopy(
+  array: unknown[],
+  path: string,
+  ancestors: Set<object>,
+  depth: number,
+): unknown[] {
   const copy = new Array(array.length);
   for (let i = 0; i < array.length; i++) {
     const item = jsonCopy(array[i], `${path}[${i}]`, ancestors, depth + 1); // holes read as undefined

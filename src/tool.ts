@@ -1,5 +1,7 @@
-import type { InferOutput, StandardSchema } from "./schema.js";
+import { checkKeys } from "./option-keys.js";
+import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
+import { noteToolErrors } from "./tool-errors.js";
 
 /** What a tool's `execute` (and `needsApproval`, and the policy's `executeTool`) gets besides its args. */
 export interface ToolContext<Deps = unknown> {
@@ -19,7 +21,10 @@ export interface ToolContext<Deps = unknown> {
   rawArgs: string;
 }
 
-/** Whether a call needs a human's approval: fixed, or decided per call. */
+/**
+ * Whether a call needs a human's approval: fixed, or decided per call from the args in the
+ * model's form (the JSON it sent, checked against the schema, after hooks), not the schema's output.
+ */
 export type NeedsApproval<Deps, Args> =
   | boolean
   | ((args: Args, ctx: ToolContext<Deps>) => boolean | Promise<boolean>);
@@ -33,7 +38,8 @@ export interface Tool<Deps = unknown, Args = any> {
   /** The JSON Schema sent to the model. */
   readonly inputSchema: Record<string, unknown>;
   readonly maxRetries: number;
-  readonly needsApproval: NeedsApproval<Deps, Args>;
+  /** Gets the args in the model's form (the schema's input side), not `Args`. */
+  readonly needsApproval: NeedsApproval<Deps, any>;
   readonly timeoutMs?: number;
   /** True: runs alone; earlier calls of the step settle first, later ones wait. */
   readonly sequential: boolean;
@@ -42,7 +48,7 @@ export interface Tool<Deps = unknown, Args = any> {
   execute(args: Args, ctx: ToolContext<Deps>): unknown;
 }
 
-/** What `tool()` takes. `execute`'s args are typed from `input`. */
+/** What `tool()` takes. `execute`'s args are typed from `input`'s output, `needsApproval`'s from its input. */
 export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   /** Unique in a toolset; 1–64 of `a-z A-Z 0-9 _ -`. */
   name: string;
@@ -50,7 +56,8 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   input: Schema;
   /** Failures (bad args, `RetryError`) fed back to the model before the run rejects. Default 1. */
   maxRetries?: number;
-  needsApproval?: NeedsApproval<Deps, InferOutput<Schema>>;
+  /** Gets the args in the model's form: the schema's input side, before transforms and defaults. */
+  needsApproval?: NeedsApproval<Deps, InferInput<Schema>>;
   timeoutMs?: number;
   sequential?: boolean;
   /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
@@ -59,6 +66,48 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Every option of `tool()`; a `Record` over the keys so a new option cannot be left out. */
+const TOOL_OPTIONS: Record<keyof ToolDefinition<unknown, StandardSchema>, true> = {
+  name: true,
+  description: true,
+  input: true,
+  maxRetries: true,
+  needsApproval: true,
+  timeoutMs: true,
+  sequential: true,
+  idempotent: true,
+  execute: true,
+};
+const TOOL_KEYS = Object.keys(TOOL_OPTIONS);
+
+/** What other libraries call our options. */
+const TOOL_KEY_ALIASES: Readonly<Record<string, string>> = {
+  inputSchema: "input",
+  parameters: "input",
+  schema: "input",
+  inputs: "input",
+  args: "input",
+  argsSchema: "input",
+  params: "input",
+  handler: "execute",
+  run: "execute",
+  fn: "execute",
+  func: "execute",
+  function: "execute",
+  invoke: "execute",
+  call: "execute",
+  maxRetry: "maxRetries",
+  retries: "maxRetries",
+  maxAttempts: "maxRetries",
+  timeout: "timeoutMs",
+  requiresApproval: "needsApproval",
+  requireApproval: "needsApproval",
+  approval: "needsApproval",
+  needsConfirmation: "needsApproval",
+  serial: "sequential",
+  toolName: "name",
+};
 
 /**
  * Defines a tool. Checks the definition eagerly and computes the JSON Schema once.
@@ -74,6 +123,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export function tool<Deps = unknown, Schema extends StandardSchema = StandardSchema>(
   definition: ToolDefinition<Deps, Schema>,
 ): Tool<Deps, InferOutput<Schema>> {
+  rejectBuiltTool(definition);
+  const where = typeof definition?.name === "string" ? `tool "${definition.name}"` : "tool()";
+  checkKeys(where, definition, TOOL_KEYS, TOOL_KEY_ALIASES);
   const { name, description = "", input, maxRetries = 1, needsApproval = false } = definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new TypeError(
@@ -105,9 +157,38 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     sequential: definition.sequential ?? false,
     idempotent: definition.idempotent ?? false,
-    execute: definition.execute,
+    // What execute throws is marked as the tool's own, so a policy's executeTool that passes
+    // it on is not blamed for it.
+    execute: noteToolErrors(definition.execute),
   };
   return Object.freeze(built);
+}
+
+/**
+ * A tool already built by another library (or by `tool()`) is not a definition: say what to
+ * write instead of reporting its keys one by one.
+ */
+function rejectBuiltTool(definition: unknown): void {
+  if (typeof definition !== "object" || definition === null) return;
+  const given = definition as Record<string, unknown>;
+  const named = typeof given.name === "string" ? `tool "${given.name}"` : "tool()";
+  if (given.type === "function" && typeof given.invoke === "function") {
+    throw new TypeError(
+      `${named}: this is an OpenAI Agents SDK tool, already built by its tool(); give tollgate's tool() ` +
+        "the definition instead: tool({ name, description, input: <the zod schema you gave as parameters>, execute })",
+    );
+  }
+  if ("input" in given && "inputSchema" in given && Object.isFrozen(given)) {
+    throw new TypeError(
+      `${named}: this is already a tool built by tool(); use it as it is (withMaxRetries(tool, n) changes its retries)`,
+    );
+  }
+  if (("inputSchema" in given || "parameters" in given) && !("name" in given)) {
+    throw new TypeError(
+      "tool(): this looks like an AI SDK tool (ai's tool()), which has no name; tollgate's tool() takes " +
+        'tool({ name: "my_tool", description, input: <its inputSchema>, execute: (args, ctx) => ... })',
+    );
+  }
 }
 
 /** A copy of `tool` that may fail `maxRetries` times before the run rejects. */

@@ -15,7 +15,6 @@ import {
   type RunResult,
   type RunStore,
   StoreError,
-  TollgateError,
   ToolOutputError,
   ToolRetriesExceededError,
   tool,
@@ -518,7 +517,11 @@ describe("bad input from the model", () => {
     });
     const paused = await loop.run("go");
     const tampered = JSON.parse(JSON.stringify(paused.state));
-    tampered.steps[0].calls[0].result.output.__proto__.a = 2;
+    // An own key named "__proto__" (JSON.parse makes one): data, reached as data.
+    Object.getOwnPropertyDescriptor(
+      tampered.steps[0].calls[0].result.output,
+      "__proto__",
+    )!.value.a = 2;
     await expect(loop.resume(tampered, { w: { approve: true } })).rejects.toThrow(
       /signature does not match/,
     );

@@ -1,3 +1,5 @@
+import { tool as agentsTool } from "@openai/agents-core";
+import { jsonSchema as aiJsonSchema, tool as aiTool } from "ai";
 import {
   AgentLoop,
   jsonSchema,
@@ -155,17 +157,17 @@ describe("schemas", () => {
   });
 
   it("uses a Standard Schema's own JSON Schema converter", () => {
-    const schema: StandardSchema<unknown, string> = {
+    const schema: StandardSchema<unknown, { s: string }> = {
       "~standard": {
         version: 1,
         vendor: "mine",
-        validate: (value) =>
-          typeof value === "string" ? { value } : { issues: [{ message: "want a string" }] },
-        jsonSchema: { input: () => ({ type: "string" }) },
+        validate: (value) => ({ value: value as { s: string } }),
+        jsonSchema: { input: () => ({ type: "object", properties: { s: { type: "string" } } }) },
       },
     };
     expect(tool({ name: "s", input: schema, execute: noop }).inputSchema).toEqual({
-      type: "string",
+      type: "object",
+      properties: { s: { type: "string" } },
     });
   });
 
@@ -206,19 +208,20 @@ describe("schemas", () => {
   it("jsonSchema() with a validator uses it: a function or a Standard Schema", async () => {
     const byFunction = tool({
       name: "f",
-      input: jsonSchema<number>({ type: "number" }, (value) =>
-        typeof value === "number" && value > 0
-          ? { value }
-          : { issues: [{ message: "must be positive", path: ["n"] }] },
-      ),
-      execute: (n) => n * 2,
+      input: jsonSchema<{ n: number }>({ type: "object" }, (value) => {
+        const { n } = value as { n: unknown };
+        return typeof n === "number" && n > 0
+          ? { value: { n } }
+          : { issues: [{ message: "must be positive", path: ["n"] }] };
+      }),
+      execute: ({ n }) => n * 2,
     });
     const byZod = tool({
       name: "z",
       input: jsonSchema({ type: "object" }, z.object({ n: z.number() })),
       execute: ({ n }) => n,
     });
-    expect(await runCalls(byFunction, ["2", "-1"])).toEqual([
+    expect(await runCalls(byFunction, ['{"n":2}', '{"n":-1}'])).toEqual([
       { output: 4, isError: false },
       { output: expect.stringMatching(/n: must be positive/), isError: true },
     ]);
@@ -238,6 +241,190 @@ describe("schemas", () => {
       { output: 2, isError: false },
       { output: expect.stringMatching(/n: too small/), isError: true },
     ]);
+  });
+});
+
+describe("tool() rejects an input a model cannot satisfy", () => {
+  it.each([
+    ["z.string()", z.string(), 'has type "string"'],
+    ["z.array()", z.array(z.object({ a: z.string() })), 'has type "array"'],
+    [
+      "a union of objects",
+      z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+      "is a union or intersection (anyOf) with no type of its own",
+    ],
+    ["zod 3 z.number()", z3.number(), 'has type "number"'],
+    ["jsonSchema of an array", jsonSchema({ type: "array", items: {} }), 'has type "array"'],
+    ["jsonSchema without a type", jsonSchema({ properties: { a: {} } }), "has no type"],
+  ])("%s: not an object at the top", (_, input, got) => {
+    const make = () => tool({ name: "t", input: input as StandardSchema, execute: noop });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(`tool "t": \`input\` must describe an object`);
+    expect(make).toThrow(`this one ${got}. Instead,`);
+  });
+
+  it.each([
+    ["z.date()", z.object({ a: z.object({ when: z.date() }) }), "a.when", "a Date"],
+    ["z.bigint()", z.object({ ids: z.array(z.bigint()) }), "ids[]", "a BigInt"],
+    ["z.map()", z.object({ m: z.map(z.string(), z.number()) }), "m", "a Map"],
+    ["z.set()", z.object({ s: z.set(z.string()) }), "s", "a Set"],
+    ["z.symbol()", z.object({ s: z.symbol() }), "s", "a symbol"],
+    ["z.function()", z.object({ f: z.function() }), "f", "a function"],
+    ["z.undefined()", z.object({ u: z.undefined() }), "u", "undefined"],
+    ["z.void()", z.object({ v: z.void() }), "v", "void"],
+    ["z.nan()", z.object({ n: z.nan() }), "n", "NaN"],
+    ["z.custom()", z.object({ c: z.custom<string>() }), "c", "a z.custom() type"],
+    ["an optional z.date()", z.object({ d: z.date().optional() }), "d", "a Date"],
+    ["z.date() in a record", z.object({ r: z.record(z.string(), z.date()) }), "r.*", "a Date"],
+    ["z.date() in a union", z.object({ u: z.union([z.string(), z.date()]) }), "u", "a Date"],
+    ["z.date() in a tuple", z.object({ t: z.tuple([z.string(), z.date()]) }), "t[1]", "a Date"],
+  ])("zod 4 %s: a type with no JSON Schema form, named by its path", (_, input, path, what) => {
+    const make = () => tool({ name: "t", input, execute: noop });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(
+      `tool "t": input field \`${path}\` is ${what}, which has no JSON Schema form`,
+    );
+  });
+
+  it.each([
+    ["ZodDate", z3.object({ items: z3.array(z3.object({ when: z3.date() })) }), "items[].when"],
+    ["ZodBigInt", z3.object({ n: z3.bigint() }), "n"],
+    ["ZodMap", z3.object({ m: z3.map(z3.string(), z3.string()) }), "m"],
+    ["ZodSet", z3.object({ s: z3.set(z3.string()) }), "s"],
+    ["ZodSymbol", z3.object({ s: z3.symbol() }), "s"],
+    ["ZodFunction", z3.object({ f: z3.function() }), "f"],
+    ["ZodPromise", z3.object({ p: z3.promise(z3.string()) }), "p"],
+    ["ZodUndefined", z3.object({ u: z3.undefined() }), "u"],
+    ["ZodVoid", z3.object({ v: z3.void() }), "v"],
+    ["ZodNaN", z3.object({ n: z3.nan() }), "n"],
+    ["ZodNever", z3.object({ n: z3.never() }), "n"],
+    ["ZodDate, optional in a record", z3.object({ r: z3.record(z3.date().optional()) }), "r.*"],
+    ["ZodDate in a union", z3.object({ u: z3.union([z3.string(), z3.date()]) }), "u"],
+  ])("zod 3 %s: rejected with its path", (_, input, path) => {
+    const make = () => tool({ name: "t", input, execute: noop });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(`tool "t": input field \`${path}\` is`);
+  });
+
+  it("says what to write instead, and accepts it", () => {
+    expect(() => tool({ name: "t", input: z.object({ when: z.date() }), execute: noop })).toThrow(
+      /instead, write an ISO date string, z\.iso\.datetime\(\)/,
+    );
+    const v4 = tool({
+      name: "v4",
+      input: z.object({ when: z.iso.datetime().transform((s) => new Date(s)) }),
+      execute: noop,
+    });
+    const v3 = tool({
+      name: "v3",
+      input: z3.object({
+        when: z3
+          .string()
+          .datetime()
+          .transform((s) => new Date(s)),
+        day: z3.string().pipe(z3.coerce.date()),
+      }),
+      execute: noop,
+    });
+    expect(v4.inputSchema.properties).toMatchObject({ when: { type: "string" } });
+    expect(v3.inputSchema.properties).toEqual({
+      when: { type: "string", format: "date-time" },
+      day: { type: "string" },
+    });
+  });
+});
+
+describe("tool() rejects options it does not know", () => {
+  it.each([
+    ["inputSchema", "input"],
+    ["parameters", "input"],
+    ["schema", "input"],
+    ["inputs", "input"],
+    ["handler", "execute"],
+    ["run", "execute"],
+    ["fn", "execute"],
+    ["func", "execute"],
+    ["maxRetry", "maxRetries"],
+    ["timeout", "timeoutMs"],
+    ["requiresApproval", "needsApproval"],
+    ["descripton", "description"],
+    ["Sequential", "sequential"],
+  ])("%s: did you mean %s?", (key, meant) => {
+    const definition = { name: "t", input: z.object({}), execute: noop, [key]: 1 };
+    const make = () => tool(definition as never);
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(`tool "t": unknown option \`${key}\`; did you mean \`${meant}\`?`);
+  });
+
+  it("an AI SDK tool: says to give it a name and `input`", () => {
+    const weather = aiTool({
+      description: "Weather",
+      inputSchema: z.object({ city: z.string() }),
+      execute: async ({ city }) => city,
+    });
+    expect(() => tool(weather as never)).toThrow(
+      /AI SDK tool .*tool\(\{ name: "my_tool", description, input: <its inputSchema>, execute/,
+    );
+  });
+
+  it("an OpenAI Agents SDK tool: says to give tollgate's tool() the definition", () => {
+    const weather = agentsTool({
+      name: "weather",
+      description: "Weather",
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => city,
+    });
+    expect(() => tool(weather as never)).toThrow(
+      /tool "weather": this is an OpenAI Agents SDK tool.*input: <the zod schema you gave as parameters>/,
+    );
+  });
+
+  it("a tool built by tool(): says to use it as it is", () => {
+    const built = tool({ name: "t", input: z.object({}), execute: noop });
+    expect(() => tool(built as never)).toThrow(/already a tool built by tool\(\); use it as it is/);
+  });
+
+  it.each([
+    [
+      "a raw JSON Schema",
+      { type: "object", properties: {} },
+      /is a raw JSON Schema; wrap it: jsonSchema/,
+    ],
+    [
+      "an object of zod fields",
+      { city: z.string() },
+      /is an object of field schemas; wrap it: z\.object/,
+    ],
+    ["a function", () => z.object({}), /is a function; pass the schema itself/],
+    ["the AI SDK's jsonSchema()", aiJsonSchema({ type: "object" }), /is an AI SDK schema/],
+    ["nothing", undefined, /is missing; give the schema of the args/],
+  ])("`input` given %s: says what to write", (_, input, message) => {
+    const make = () => tool({ name: "t", input: input as never, execute: noop });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(message);
+  });
+});
+
+describe("needsApproval", () => {
+  it("gets the args in the model's form (the schema's input side); execute gets the output", async () => {
+    const seen: unknown[] = [];
+    const t = tool({
+      name: "count",
+      input: z.object({ n: z.string().transform((s) => s.length), unit: z.string().default("m") }),
+      needsApproval: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ n: string; unit?: string | undefined }>();
+        seen.push(args);
+        return false;
+      },
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ n: number; unit: string }>();
+        seen.push(args);
+        return args.n;
+      },
+    });
+    expectTypeOf(t).toEqualTypeOf<Tool<unknown, { n: number; unit: string }>>();
+    expect(await runCalls(t, ['{"n":"abc"}'])).toEqual([{ output: 3, isError: false }]);
+    expect(seen).toEqual([{ n: "abc" }, { n: 3, unit: "m" }]);
   });
 });
 

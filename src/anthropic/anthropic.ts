@@ -1,8 +1,10 @@
 import { defineProvider, type ModelRequest, type Provider } from "tollgate";
+import { resolveBaseURL } from "../http/base-url.js";
+import { checkHttpOptions, wholeNumberAtLeast } from "../http/options.js";
 import { withDefaultSettings } from "../http/settings.js";
 import { createTransport, type HttpProviderOptions } from "../http/transport.js";
 import { anthropicBody } from "./request.js";
-import { anthropicResponse } from "./response.js";
+import { anthropicResponse, MESSAGE_OBJECT } from "./response.js";
 import { anthropicStreamParts } from "./stream.js";
 
 /** Where the Anthropic API lives unless `baseURL` says otherwise. */
@@ -26,10 +28,11 @@ export interface AnthropicOptions extends HttpProviderOptions {
  * const provider = anthropic({ model: "claude-sonnet-4-5" });
  */
 export function anthropic(options: AnthropicOptions): Provider {
+  checkHttpOptions("anthropic", options, { maxTokens: wholeNumberAtLeast(1) });
   const name = "anthropic";
   const transport = createTransport({
     provider: name,
-    baseURL: options.baseURL ?? ANTHROPIC_BASE_URL,
+    baseURL: resolveBaseURL("anthropic", options.baseURL, ANTHROPIC_BASE_URL),
     headers: { "anthropic-version": ANTHROPIC_VERSION, ...options.headers },
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
@@ -48,7 +51,10 @@ export function anthropic(options: AnthropicOptions): Provider {
     name,
     model: options.model,
     generate: async (request, { signal }) =>
-      anthropicResponse(name, await transport.json("/messages", body(request, false), signal)),
+      anthropicResponse(
+        name,
+        await transport.json("/messages", body(request, false), signal, MESSAGE_OBJECT),
+      ),
     stream: (request, { signal }) =>
       anthropicStreamParts(name, transport.events("/messages", body(request, true), signal)),
   });

@@ -1,4 +1,5 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate";
+import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
 import { REDACTED_PREFIX } from "./thinking.js";
@@ -29,6 +30,12 @@ interface MessageObject {
   stop_reason?: string | null;
   usage?: AnthropicUsage;
 }
+
+/** What a Messages API answer must be: a JSON object with a `content` array. */
+export const MESSAGE_OBJECT: AnswerShape = {
+  name: "a message (JSON with `content`)",
+  test: (body) => Array.isArray(body.content),
+};
 
 /**
  * Maps Messages API usage. `inputTokens` counts every prompt token: the uncached ones plus

@@ -1,6 +1,6 @@
 import type { ModelStreamPart } from "tollgate";
 import { ProviderError } from "tollgate";
-import { embeddedError, parseJson, truncatedStream } from "../http/provider-errors.js";
+import { embeddedError, parseEvent, truncatedStream } from "../http/provider-errors.js";
 import type { SSEEvent } from "../http/sse.js";
 import {
   type AnthropicUsage,
@@ -51,7 +51,7 @@ export async function* anthropicStreamParts(
   const openCalls = new Map<number, OpenToolCall>();
   for await (const { data } of events) {
     if (stopped) continue;
-    const event = parseJson(provider, data) as StreamEvent;
+    const event = parseEvent(provider, data) as StreamEvent;
     const index = event.index ?? 0;
     const { delta } = event;
     switch (event.type) {

@@ -1,10 +1,16 @@
 import type { ModelRequest, ModelStreamPart, Provider } from "tollgate";
 import { collectResponse, defineProvider } from "tollgate";
-import { parseJson, truncatedStream } from "../http/provider-errors.js";
+import { resolveBaseURL } from "../http/base-url.js";
+import { checkHttpOptions } from "../http/options.js";
+import { parseEvent, truncatedStream } from "../http/provider-errors.js";
 import { withDefaultSettings } from "../http/settings.js";
 import { createTransport, type HttpProviderOptions } from "../http/transport.js";
 import { geminiBody } from "./request.js";
-import { createCandidateReader, type GenerateContentResponse } from "./response.js";
+import {
+  createCandidateReader,
+  GENERATE_CONTENT_RESPONSE,
+  type GenerateContentResponse,
+} from "./response.js";
 
 /** Where the Gemini API lives unless `baseURL` says otherwise. */
 export const GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
@@ -26,10 +32,11 @@ const modelPath = (model: string): string => (model.includes("/") ? model : `mod
  * const provider = gemini({ model: "gemini-2.5-flash" });
  */
 export function gemini(options: GeminiOptions): Provider {
+  checkHttpOptions("gemini", options);
   const name = "gemini";
   const transport = createTransport({
     provider: name,
-    baseURL: options.baseURL ?? GEMINI_BASE_URL,
+    baseURL: resolveBaseURL("gemini", options.baseURL, GEMINI_BASE_URL),
     headers: options.headers,
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
@@ -47,7 +54,12 @@ export function gemini(options: GeminiOptions): Provider {
 
   async function* generateParts(request: ModelRequest, signal?: AbortSignal) {
     const reader = createCandidateReader(name);
-    const response = await transport.json(`${path}:generateContent`, body(request), signal);
+    const response = await transport.json(
+      `${path}:generateContent`,
+      body(request),
+      signal,
+      GENERATE_CONTENT_RESPONSE,
+    );
     yield* reader.read(response as GenerateContentResponse);
     yield reader.finish();
   }
@@ -59,7 +71,7 @@ export function gemini(options: GeminiOptions): Provider {
     const reader = createCandidateReader(name);
     const events = transport.events(`${path}:streamGenerateContent?alt=sse`, body(request), signal);
     for await (const { data } of events)
-      yield* reader.read(parseJson(name, data) as GenerateContentResponse);
+      yield* reader.read(parseEvent(name, data) as GenerateContentResponse);
     if (!reader.complete) throw truncatedStream(name, "a chunk with a finishReason");
     yield reader.finish();
   }

@@ -1,4 +1,5 @@
 import type { FinishReason, ModelStreamPart, Usage } from "tollgate";
+import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
 import { newToolCallId } from "../response-assembler.js";
@@ -34,6 +35,17 @@ export interface GenerateContentResponse {
   usageMetadata?: UsageMetadata;
   error?: unknown;
 }
+
+/**
+ * What a whole `generateContent` answer must be: a JSON object with `candidates`, or with only
+ * `promptFeedback` (a blocked prompt gets no candidates).
+ */
+export const GENERATE_CONTENT_RESPONSE: AnswerShape = {
+  name: "a GenerateContentResponse (JSON with `candidates`)",
+  test: (body) =>
+    Array.isArray(body.candidates) ||
+    (typeof body.promptFeedback === "object" && body.promptFeedback !== null),
+};
 
 /**
  * Maps Gemini usage. `outputTokens` counts the answer and the thoughts

@@ -57,9 +57,14 @@ export function errorDetails(body: unknown): ErrorDetails {
   return { ...(message && { message }), ...(kind && { kind }) };
 }
 
-/** Replaces every occurrence of `secret` (an API key) in `value`. */
-export const redact = (value: string, secret: string | undefined): string =>
-  secret && secret.length >= 8 ? value.split(secret).join("[redacted]") : value;
+/** Replaces every occurrence of each secret (an API key, a token) of 8 characters or more in `value`. */
+export function redact(value: string, secrets: string | readonly string[] | undefined): string {
+  let text = value;
+  for (const secret of typeof secrets === "string" ? [secrets] : (secrets ?? [])) {
+    if (secret.length >= 8) text = text.split(secret).join("[redacted]");
+  }
+  return text;
+}
 
 /** A short single-line excerpt of a body that holds no structured error. */
 const excerpt = (body: string): string => {
@@ -69,23 +74,102 @@ const excerpt = (body: string): string => {
 
 /**
  * The `ProviderError` for an HTTP error response, worded with the provider's own message.
- * `retryable` comes from the caller (status code and `x-should-retry`).
+ * `retryable` comes from the caller (status code and `x-should-retry`); `body` comes already
+ * scrubbed of secrets.
  */
 export function httpError(
   provider: string,
   status: number,
   body: string,
   retryable: boolean,
-  secret: string | undefined,
 ): ProviderError {
   const { message, kind } = errorDetails(body);
   const said = message ?? (excerpt(body) || "no error message in the response");
   const text = `${provider} returned HTTP ${status}${kind ? ` ${kind}` : ""}: ${said}`;
-  return new ProviderError(redact(text, secret), {
-    status,
-    body: redact(body, secret),
-    retryable,
-    provider,
+  return new ProviderError(text, { status, body, retryable, provider });
+}
+
+/** The status and content type of a response, for messages about an answer that cannot be read. */
+export interface AnswerHead {
+  status: number;
+  contentType: string | null;
+}
+
+/** The first 200 characters of a body on one line, in quotes, or "empty". */
+export const bodyStart = (body: string): string => {
+  const line = body.replace(/\s+/g, " ").trim();
+  if (line === "") return "empty";
+  return `"${line.length > 200 ? `${line.slice(0, 200)}…` : line}"`;
+};
+
+/**
+ * The `ProviderError` for a 2xx answer that is not what was asked for: an HTML login page from a
+ * proxy, an empty body, JSON of another API, a whole JSON body where a stream was asked for. A
+ * JSON body holding an `error` is the provider's own error (see `embeddedError`). Not retryable:
+ * the same URL will answer the same way. `body` comes already scrubbed of secrets.
+ *
+ * @example
+ * // openai sent HTTP 200 (text/html) instead of a chat completion (JSON with `choices`);
+ * // check `baseURL`. Body: "<!doctype html><title>Sign in</title>"
+ */
+export function unusableAnswer(
+  provider: string,
+  head: AnswerHead,
+  body: string,
+  expected: string,
+): ProviderError {
+  const value = tryParse(body);
+  if (typeof value === "object" && value !== null && "error" in value && value.error) {
+    return embeddedError(provider, value, body);
+  }
+  const type = head.contentType ? `(${head.contentType})` : "(no content type)";
+  return new ProviderError(
+    `${provider} sent HTTP ${head.status} ${type} instead of ${expected}; check \`baseURL\`. Body: ${bodyStart(body)}`,
+    { status: head.status, body, retryable: false, provider },
+  );
+}
+
+const tryParse = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** One HTTP request as its errors name it. */
+export interface HttpCall {
+  /** `"POST https://api.openai.com/v1/chat/completions"`, credentials in the query redacted. */
+  target: string;
+  /** The API key and other credentials, scrubbed from everything an error carries. */
+  secrets: readonly string[];
+}
+
+/** Whether an error or one of its causes mentions a secret. */
+function mentions(error: unknown, secrets: readonly string[], depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  const said = `${error.message}\n${error.stack ?? ""}`;
+  if (redact(said, secrets) !== said) return true;
+  return mentions(error.cause, secrets, depth + 1);
+}
+
+/**
+ * The error as it leaves the transport: the request named at the end of its message, and every
+ * secret scrubbed from message, body and cause (a cause that mentions one is replaced by a copy
+ * with the secret redacted).
+ */
+export function callError(call: HttpCall, error: ProviderError): ProviderError {
+  const { secrets } = call;
+  const cause =
+    error.cause instanceof Error && mentions(error.cause, secrets)
+      ? new Error(redact(error.cause.message, secrets))
+      : error.cause;
+  return new ProviderError(`${redact(error.message, secrets)} (${call.target})`, {
+    ...(error.status !== undefined && { status: error.status }),
+    ...(error.body !== undefined && { body: redact(error.body, secrets) }),
+    retryable: error.retryable,
+    provider: error.provider,
+    ...(cause !== undefined && { cause }),
   });
 }
 
@@ -133,4 +217,23 @@ export function parseJson(provider: string, raw: string): unknown {
   } catch (error) {
     throw invalidJson(provider, raw, error);
   }
+}
+
+/**
+ * Parses one stream event's data, which must be a JSON object: anything else (`null`, a number,
+ * an array) is a `ProviderError`, not a `TypeError` from the parser that reads it next.
+ */
+export function parseEvent(provider: string, raw: string): Record<string, unknown> {
+  const value = parseJson(provider, raw);
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
+  }
+  throw new ProviderError(
+    `${provider} sent a stream event that is not a JSON object: ${excerpt(raw)}`,
+    {
+      body: raw,
+      retryable: false,
+      provider,
+    },
+  );
 }

@@ -1,7 +1,17 @@
 import type { ModelSettings } from "tollgate";
 import { ProviderError } from "tollgate";
+import {
+  ANY_OBJECT,
+  type AnswerShape,
+  answerHead,
+  EVENT_STREAM,
+  isEventStream,
+  readShape,
+  readStart,
+} from "./answer.js";
+import { joinURL } from "./base-url.js";
 import { firstEnv } from "./env.js";
-import { httpError, parseJson } from "./provider-errors.js";
+import { callError, type HttpCall, httpError, redact, unusableAnswer } from "./provider-errors.js";
 import {
   backoffMs,
   isRetryableResponse,
@@ -9,6 +19,7 @@ import {
   retryAfterMs,
   sleep,
 } from "./retry.js";
+import { configSecrets, displayURL } from "./secrets.js";
 import { readSSE, type SSEEvent } from "./sse.js";
 
 /** Options every HTTP adapter takes. */
@@ -51,17 +62,30 @@ export interface TransportConfig
   extends Pick<HttpProviderOptions, "headers" | "fetch" | "timeoutMs" | "maxRetries"> {
   /** The provider's name, used in error messages. */
   provider: string;
+  /** An absolute http(s) URL, checked by `checkBaseURL`; it may have a query. */
   baseURL: string;
   auth: TransportAuth;
 }
 
-/** POSTs JSON to one API, with retries, a timeout and abort. */
+/**
+ * POSTs JSON to one API, with retries, a timeout and abort. Every `ProviderError` it throws
+ * about a request names its URL and holds no credential.
+ */
 export interface Transport {
-  /** POSTs `body` to `path` and returns the parsed JSON answer. */
-  json(path: string, body: unknown, signal?: AbortSignal): Promise<unknown>;
   /**
-   * POSTs `body` to `path` and yields the server-sent events of the answer. Retries happen only
-   * until the stream starts; stopping the iteration closes the connection.
+   * POSTs `body` to `path` and returns the answer, a JSON object of `shape` (any object by
+   * default). Any other 2xx answer is a `ProviderError` that shows what came instead.
+   */
+  json(
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    shape?: AnswerShape,
+  ): Promise<Record<string, unknown>>;
+  /**
+   * POSTs `body` to `path` and yields the server-sent events of the answer; a 2xx answer that is
+   * not `text/event-stream` is a `ProviderError`. Retries happen only until the stream starts;
+   * stopping the iteration closes the connection.
    */
   events(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<SSEEvent>;
 }
@@ -84,15 +108,22 @@ interface Attempt {
 
 type Outcome<T> = { value: T } | { error: ProviderError; waitMs?: number };
 
+/** One request, ready to send as often as retries need. */
+interface Prepared {
+  url: string;
+  init: RequestInit;
+  call: HttpCall;
+}
+
 /**
  * Creates the transport an adapter sends its requests through. Keys are read lazily, never
- * logged, and scrubbed from error messages.
+ * logged, and scrubbed from errors, as are credentials in `headers` and in the base URL's query.
  */
 export function createTransport(config: TransportConfig): Transport {
   const { provider, auth } = config;
-  const baseURL = config.baseURL.replace(/\/+$/, "");
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES);
+  const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const configured = configSecrets(config.headers, config.baseURL);
 
   function startAttempt(signal: AbortSignal | undefined): Attempt {
     const controller = new AbortController();
@@ -135,7 +166,8 @@ export function createTransport(config: TransportConfig): Transport {
     };
   }
 
-  function requestHeaders(): { headers: Record<string, string>; key?: string } {
+  /** The request for `path`: its URL, its headers with the key, and what its errors may name. */
+  function prepare(path: string, body: unknown): Prepared {
     const key = auth.apiKey ?? firstEnv(auth.env);
     if (key === undefined && auth.required) {
       throw new ProviderError(
@@ -148,22 +180,29 @@ export function createTransport(config: TransportConfig): Transport {
       ...(key !== undefined && auth.headers(key)),
       ...config.headers,
     };
-    return key === undefined ? { headers } : { headers, key };
+    const url = joinURL(config.baseURL, path);
+    const secrets = key === undefined ? configured : [key, key.trim(), ...configured];
+    return {
+      url,
+      init: { method: "POST", headers, body: JSON.stringify(body) },
+      call: { target: `POST ${displayURL(url)}`, secrets },
+    };
   }
 
   async function once<T>(
-    url: string,
-    init: RequestInit,
-    key: string | undefined,
+    request: Prepared,
     attempt: Attempt,
     accept: (response: Response, attempt: Attempt) => Promise<T>,
   ): Promise<Outcome<T>> {
     try {
-      const response = await (config.fetch ?? fetch)(url, { ...init, signal: attempt.signal });
+      const response = await (config.fetch ?? fetch)(request.url, {
+        ...request.init,
+        signal: attempt.signal,
+      });
       if (response.ok) return { value: await accept(response, attempt) };
-      const text = await response.text();
+      const text = redact(await response.text(), request.call.secrets);
       const retryable = isRetryableResponse(response.status, response.headers);
-      const error = httpError(provider, response.status, text, retryable, key);
+      const error = httpError(provider, response.status, text, retryable);
       const waitMs = retryAfterMs(response.headers);
       return waitMs === undefined ? { error } : { error, waitMs };
     } catch (error) {
@@ -172,43 +211,48 @@ export function createTransport(config: TransportConfig): Transport {
   }
 
   async function send<T>(
-    path: string,
-    body: unknown,
+    request: Prepared,
     signal: AbortSignal | undefined,
     accept: (response: Response, attempt: Attempt) => Promise<T>,
   ): Promise<T> {
-    const { headers, key } = requestHeaders();
-    const init: RequestInit = { method: "POST", headers, body: JSON.stringify(body) };
     for (let retry = 0; ; retry++) {
       signal?.throwIfAborted();
       const attempt = startAttempt(signal);
-      const outcome = await once(`${baseURL}${path}`, init, key, attempt, accept);
+      const outcome = await once(request, attempt, accept);
       if ("value" in outcome) return outcome.value;
       attempt.dispose();
       signal?.throwIfAborted();
       const { error, waitMs } = outcome;
       // A server asking for a long pause gets its error back at once, still marked retryable.
       if (!error.retryable || retry >= maxRetries || (waitMs ?? 0) > MAX_RETRY_AFTER_MS)
-        throw error;
+        throw callError(request.call, error);
       await sleep(waitMs ?? backoffMs(retry), signal);
     }
   }
 
   return {
-    json: (path, body, signal) =>
-      send(path, body, signal, async (response, attempt) => {
+    async json(path, body, signal, shape = ANY_OBJECT) {
+      const request = prepare(path, body);
+      return send(request, signal, async (response, attempt) => {
         try {
-          return parseJson(provider, await response.text());
+          const text = await response.text();
+          const value = readShape(text, shape);
+          if (value) return value;
+          const shown = redact(text, request.call.secrets);
+          throw unusableAnswer(provider, answerHead(response), shown, shape.name);
         } finally {
           attempt.dispose();
         }
-      }),
+      });
+    },
 
     async *events(path, body, signal) {
-      const { response, attempt } = await send(path, body, signal, async (response, attempt) => ({
-        response,
-        attempt,
-      }));
+      const request = prepare(path, body);
+      const { response, attempt } = await send(request, signal, async (response, attempt) => {
+        if (isEventStream(response)) return { response, attempt };
+        const shown = redact(await readStart(response), request.call.secrets);
+        throw unusableAnswer(provider, answerHead(response), shown, EVENT_STREAM);
+      });
       let finished = false;
       try {
         if (!response.body) {
@@ -221,7 +265,7 @@ export function createTransport(config: TransportConfig): Transport {
         finished = true;
       } catch (error) {
         signal?.throwIfAborted();
-        throw attempt.failure(error);
+        throw callError(request.call, attempt.failure(error));
       } finally {
         attempt.dispose();
         if (!finished) attempt.abort();

@@ -1,4 +1,5 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate";
+import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
 import { newToolCallId } from "../response-assembler.js";
@@ -31,6 +32,12 @@ interface ChatCompletion {
   usage?: ChatUsage | null;
   error?: unknown;
 }
+
+/** What a Chat Completions answer must be: a JSON object with a `choices` array. */
+export const CHAT_COMPLETION: AnswerShape = {
+  name: "a chat completion (JSON with `choices`)",
+  test: (body) => Array.isArray(body.choices),
+};
 
 /** Maps Chat Completions usage, passing the server's own counts through. */
 export const chatUsage = (usage: ChatUsage | null | undefined): Usage =>

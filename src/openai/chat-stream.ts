@@ -1,5 +1,5 @@
 import type { ModelStreamPart } from "tollgate";
-import { embeddedError, parseJson, truncatedStream } from "../http/provider-errors.js";
+import { embeddedError, parseEvent, truncatedStream } from "../http/provider-errors.js";
 import type { SSEEvent } from "../http/sse.js";
 import { type ChatUsage, chatFinishReason, chatUsage } from "./chat-response.js";
 
@@ -45,7 +45,7 @@ export async function* chatStreamParts(
       done = true;
       continue;
     }
-    const chunk = parseJson(provider, event.data) as ChatChunk;
+    const chunk = parseEvent(provider, event.data) as ChatChunk;
     if (event.event === "error" || chunk.error) throw embeddedError(provider, chunk, event.data);
     last = chunk;
     if (chunk.usage) usage = chunk.usage;

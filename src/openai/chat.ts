@@ -1,9 +1,11 @@
 import { defineProvider, type ModelRequest, type Provider } from "tollgate";
+import { optional } from "../http/options.js";
 import { withDefaultSettings } from "../http/settings.js";
 import { chatBody, type MaxTokensParam } from "./chat-request.js";
-import { chatResponse } from "./chat-response.js";
+import { CHAT_COMPLETION, chatResponse } from "./chat-response.js";
 import { chatStreamParts } from "./chat-stream.js";
 import {
+  checkOpenAIOptions,
   OPENAI_BASE_URL,
   type OpenAIOptions,
   openAIBaseURL,
@@ -30,18 +32,28 @@ export interface OpenAIChatOptions extends OpenAIOptions {
  * const local = openAIChat({ model: "qwen3:8b", baseURL: "http://localhost:11434/v1" });
  */
 export function openAIChat(options: OpenAIChatOptions): Provider {
+  checkOpenAIOptions("openAIChat", options, {
+    maxTokensParam: optional(
+      (value) => value === "max_completion_tokens" || value === "max_tokens",
+      '"max_completion_tokens" or "max_tokens"',
+    ),
+  });
   const name = options.name ?? "openai";
-  const transport = openAITransport(options, name);
+  const baseURL = openAIBaseURL(options, "openAIChat");
+  const transport = openAITransport(options, name, baseURL);
   const maxTokensParam =
     options.maxTokensParam ??
-    (openAIBaseURL(options).startsWith(OPENAI_BASE_URL) ? "max_completion_tokens" : "max_tokens");
+    (baseURL.startsWith(OPENAI_BASE_URL) ? "max_completion_tokens" : "max_tokens");
   const body = (request: ModelRequest, stream: boolean) =>
     chatBody(options.model, withDefaultSettings(request, options.settings), stream, maxTokensParam);
   return defineProvider({
     name,
     model: options.model,
     generate: async (request, { signal }) =>
-      chatResponse(name, await transport.json("/chat/completions", body(request, false), signal)),
+      chatResponse(
+        name,
+        await transport.json("/chat/completions", body(request, false), signal, CHAT_COMPLETION),
+      ),
     stream: (request, { signal }) =>
       chatStreamParts(name, transport.events("/chat/completions", body(request, true), signal)),
   });

@@ -1,4 +1,5 @@
-import { readEnv } from "../http/env.js";
+import { resolveBaseURL } from "../http/base-url.js";
+import { checkHttpOptions, type OptionRule, optional } from "../http/options.js";
 import { createTransport, type HttpProviderOptions, type Transport } from "../http/transport.js";
 
 /** Where the OpenAI API lives unless `baseURL` or `OPENAI_BASE_URL` says otherwise. */
@@ -10,16 +11,37 @@ export interface OpenAIOptions extends HttpProviderOptions {
   name?: string;
 }
 
-/** The base URL in effect: the option, else `OPENAI_BASE_URL`, else the public API. */
-export const openAIBaseURL = (options: Pick<OpenAIOptions, "baseURL">): string =>
-  options.baseURL ?? readEnv("OPENAI_BASE_URL") ?? OPENAI_BASE_URL;
+/**
+ * Checks the options of an OpenAI adapter (`where` names it in errors): those of every HTTP
+ * adapter, `name`, and the adapter's own `rules`.
+ */
+export function checkOpenAIOptions(
+  where: string,
+  options: unknown,
+  rules: Record<string, OptionRule> = {},
+): void {
+  checkHttpOptions(where, options, {
+    name: optional((value) => typeof value === "string" && value !== "", "a non-empty string"),
+    ...rules,
+  });
+}
+
+/**
+ * The base URL in effect, checked (`where` names the adapter in errors): the option, else
+ * `OPENAI_BASE_URL`, else the public API.
+ */
+export const openAIBaseURL = (options: Pick<OpenAIOptions, "baseURL">, where: string): string =>
+  resolveBaseURL(where, options.baseURL, OPENAI_BASE_URL, "OPENAI_BASE_URL");
 
 /**
  * The transport of both OpenAI adapters: `Authorization: Bearer` with the key from the options
- * or `OPENAI_API_KEY` (optional, as local servers need none), base URL from the options,
- * `OPENAI_BASE_URL`, or the public API.
+ * or `OPENAI_API_KEY` (optional, as local servers need none), to `baseURL` (see `openAIBaseURL`).
  */
-export function openAITransport(options: OpenAIOptions, provider: string): Transport {
+export function openAITransport(
+  options: OpenAIOptions,
+  provider: string,
+  baseURL: string,
+): Transport {
   const { headers, fetch, timeoutMs, maxRetries } = options;
   return createTransport({
     headers,
@@ -27,7 +49,7 @@ export function openAITransport(options: OpenAIOptions, provider: string): Trans
     timeoutMs,
     maxRetries,
     provider,
-    baseURL: openAIBaseURL(options),
+    baseURL,
     auth: {
       apiKey: options.apiKey,
       env: ["OPENAI_API_KEY"],

@@ -1,4 +1,5 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate";
+import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
 import { encodeReasoningSignature } from "./reasoning-signature.js";
@@ -29,6 +30,12 @@ export interface ResponseObject {
   incomplete_details?: { reason?: string } | null;
   error?: unknown;
 }
+
+/** What a Responses API answer must be: a JSON object with an `output` array. */
+export const RESPONSE_OBJECT: AnswerShape = {
+  name: "a response (JSON with `output`)",
+  test: (body) => Array.isArray(body.output),
+};
 
 /** Maps Responses API usage. */
 export const responsesUsage = (usage: ResponseObject["usage"]): Usage =>

@@ -1,5 +1,5 @@
 import type { ModelStreamPart } from "tollgate";
-import { embeddedError, parseJson, truncatedStream } from "../http/provider-errors.js";
+import { embeddedError, parseEvent, truncatedStream } from "../http/provider-errors.js";
 import type { SSEEvent } from "../http/sse.js";
 import { encodeReasoningSignature } from "./reasoning-signature.js";
 import {
@@ -32,7 +32,7 @@ export async function* responsesStreamParts(
   let finish: ModelStreamPart | undefined;
   for await (const { data } of events) {
     if (finish) continue;
-    const event = parseJson(provider, data) as ResponsesEvent;
+    const event = parseEvent(provider, data) as ResponsesEvent;
     const { item } = event;
     switch (event.type) {
       case "response.output_text.delta":

@@ -1,8 +1,13 @@
 import { defineProvider, type ModelRequest, type Provider } from "tollgate";
 import { withDefaultSettings } from "../http/settings.js";
-import { type OpenAIOptions, openAITransport } from "./openai-transport.js";
+import {
+  checkOpenAIOptions,
+  type OpenAIOptions,
+  openAIBaseURL,
+  openAITransport,
+} from "./openai-transport.js";
 import { responsesBody } from "./responses-request.js";
-import { responsesResponse } from "./responses-response.js";
+import { RESPONSE_OBJECT, responsesResponse } from "./responses-response.js";
 import { responsesStreamParts } from "./responses-stream.js";
 
 /** Options of `openAIResponses`. */
@@ -21,15 +26,19 @@ export type OpenAIResponsesOptions = OpenAIOptions;
  * });
  */
 export function openAIResponses(options: OpenAIResponsesOptions): Provider {
+  checkOpenAIOptions("openAIResponses", options);
   const name = options.name ?? "openai";
-  const transport = openAITransport(options, name);
+  const transport = openAITransport(options, name, openAIBaseURL(options, "openAIResponses"));
   const body = (request: ModelRequest, stream: boolean) =>
     responsesBody(options.model, withDefaultSettings(request, options.settings), stream);
   return defineProvider({
     name,
     model: options.model,
     generate: async (request, { signal }) =>
-      responsesResponse(name, await transport.json("/responses", body(request, false), signal)),
+      responsesResponse(
+        name,
+        await transport.json("/responses", body(request, false), signal, RESPONSE_OBJECT),
+      ),
     stream: (request, { signal }) =>
       responsesStreamParts(name, transport.events("/responses", body(request, true), signal)),
   });

@@ -460,7 +460,7 @@ describe("anthropic generate", () => {
       .catch((e) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toBe(
-      "anthropic returned HTTP 400 invalid_request_error: messages.0.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01GHndag5wQmbzNihYmV2UBj. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+      `anthropic returned HTTP 400 invalid_request_error: messages.0.content.1: unexpected \`tool_use_id\` found in \`tool_result\` blocks: toolu_01GHndag5wQmbzNihYmV2UBj. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message. (POST ${server.url}/v1/messages)`,
     );
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);

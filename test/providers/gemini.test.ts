@@ -389,7 +389,7 @@ describe("gemini generate", () => {
       .catch((e) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toBe(
-      "gemini returned HTTP 404 NOT_FOUND: models/gemini-3.6-flahs is not found for API version v1beta, or is not supported for generateContent. Call ModelService.ListModels to see the list of available models and their supported methods.",
+      `gemini returned HTTP 404 NOT_FOUND: models/gemini-3.6-flahs is not found for API version v1beta, or is not supported for generateContent. Call ModelService.ListModels to see the list of available models and their supported methods. (POST ${server.url}/v1beta/models/gemini-3.6-flahs:generateContent)`,
     );
     expect(error.status).toBe(404);
     expect(error.retryable).toBe(false);

@@ -330,7 +330,7 @@ describe("openAIChat generate (non-streaming bodies)", () => {
     const error = (await provider.generate(userRequest("hi"), {}).catch((e) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toBe(
-      "openai returned HTTP 400 invalid_request_error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      `openai returned HTTP 400 invalid_request_error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead. (POST ${server.url}/v1/chat/completions)`,
     );
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);

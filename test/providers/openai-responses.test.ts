@@ -377,14 +377,14 @@ describe("openAIResponses generate", () => {
   });
 
   it("an HTTP 400 for a bad parameter (vercel reasoning-model-temperature-error.json)", async () => {
-    const { provider } = await serve([
+    const { provider, server } = await serve([
       jsonAnswer(recording("openai-responses/reasoning-model-temperature-error.json"), 400),
     ]);
     const error = (await provider
       .generate({ ...userRequest("hi"), settings: { temperature: 0 } }, {})
       .catch((e) => e)) as ProviderError;
     expect(error.message).toBe(
-      "openai returned HTTP 400 invalid_request_error: Unsupported parameter: 'temperature' is not supported with this model.",
+      `openai returned HTTP 400 invalid_request_error: Unsupported parameter: 'temperature' is not supported with this model. (POST ${server.url}/v1/responses)`,
     );
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);
@@ -415,7 +415,7 @@ describe("openAIResponses: errors before the stream starts", () => {
     });
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toBe(
-      "openai returned HTTP 400 invalid_request_error: Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead.",
+      `openai returned HTTP 400 invalid_request_error: Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead. (POST ${server.url}/v1/responses)`,
     );
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.json()).toMatchObject({

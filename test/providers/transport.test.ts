@@ -216,7 +216,7 @@ describe("transport: timeout and abort", () => {
       transport(url, { timeoutMs: 300, maxRetries: 0 }).json("/x", {}),
     )) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error.message).toBe("test request timed out after 300 ms");
+    expect(error.message).toBe(`test request timed out after 300 ms (POST ${url}/x)`);
     expect(error.retryable).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(250);
     await requests[0]?.socketClosed;
@@ -241,7 +241,7 @@ describe("transport: timeout and abort", () => {
     }
     expect(seen).toEqual(["1"]);
     expect(error).toBeInstanceOf(ProviderError);
-    expect((error as Error).message).toBe("test request timed out after 400 ms");
+    expect((error as Error).message).toBe(`test request timed out after 400 ms (POST ${url}/x)`);
     await requests[0]?.socketClosed;
   });
 
@@ -322,7 +322,7 @@ describe("transport: keys stay secret", () => {
     ]);
     const error = (await rejection(transport(url).json("/x", {}))) as ProviderError;
     expect(error.message).toBe(
-      "test returned HTTP 401 invalid_request_error: Incorrect API key provided: [redacted]",
+      `test returned HTTP 401 invalid_request_error: Incorrect API key provided: [redacted] (POST ${url}/x)`,
     );
     expect(error.body).not.toContain(KEY);
     expect(JSON.stringify(error)).not.toContain(KEY);

@@ -1,0 +1,202 @@
+import * as z4 from "zod/v4/core";
+import { zodToJsonSchema } from "zod-to-json-schema";
+
+type JsonObject = Record<string, unknown>;
+
+/** Where in a schema a type with no JSON form sits ("items", "[]", "*" for any key) and what it is. */
+interface NoJsonForm {
+  path: string[];
+  kind: string;
+}
+
+/**
+ * The JSON Schema of a zod 4 schema's input side, the shape the model must send. A type with
+ * no JSON Schema form (`z.date()`, `z.map()`, ...) is a `TypeError` naming its path.
+ */
+export function zod4JsonSchema(schema: z4.$ZodType, toolName: string): JsonObject {
+  try {
+    return z4.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonObject;
+  } catch (error) {
+    const found = findNoJsonForm4(schema);
+    if (found) throw noJsonFormError(toolName, found, error);
+    throw new TypeError(
+      `tool "${toolName}": the input schema has no JSON Schema form: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Finds the first unrepresentable type and its path (zod >= 4.2 reports paths to a handler). */
+function findNoJsonForm4(schema: z4.$ZodType): NoJsonForm | undefined {
+  let found: NoJsonForm | undefined;
+  try {
+    z4.toJSONSchema(schema, {
+      io: "input",
+      unrepresentable: (ctx: { zodSchema: z4.$ZodType; path: (string | number)[] }) => {
+        found ??= { path: fieldPath(ctx.path), kind: ctx.zodSchema._zod.def.type };
+        return "any";
+      },
+    } as never);
+  } catch {
+    // an older zod 4 without the handler: the message will have no path
+  }
+  return found;
+}
+
+/** `["properties", "a", "items"]` → `["a", "[]"]`: the JSON Schema path as the user wrote the fields. */
+function fieldPath(path: (string | number)[]): string[] {
+  const fields: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i];
+    if (segment === "properties") fields.push(String(path[++i]));
+    else if (segment === "prefixItems") fields.push(`[${path[++i]}]`);
+    else if (segment === "items" || segment === "additionalItems") fields.push("[]");
+    else if (segment === "additionalProperties") fields.push("*");
+    else if (segment === "anyOf" || segment === "oneOf" || segment === "allOf") i++;
+    else fields.push(String(segment));
+  }
+  return fields;
+}
+
+/** A zod 3 schema: its `_def` names its type. */
+interface Zod3Schema {
+  _def: { typeName?: string } & Record<string, any>;
+}
+
+const ZOD3_NO_JSON_FORM = new Set([
+  "ZodDate",
+  "ZodBigInt",
+  "ZodMap",
+  "ZodSet",
+  "ZodSymbol",
+  "ZodFunction",
+  "ZodPromise",
+  "ZodUndefined",
+  "ZodVoid",
+  "ZodNaN",
+  "ZodNever",
+]);
+
+/**
+ * The JSON Schema of a zod 3 schema's input side, by zod-to-json-schema (which gives an empty
+ * schema for zod 4). Types it would describe wrongly (`z.date()` as a string) or not at all are
+ * a `TypeError` naming their path.
+ */
+export function zod3JsonSchema(schema: Zod3Schema, toolName: string): JsonObject {
+  const found = findNoJsonForm3(schema, [], new Set());
+  if (found) throw noJsonFormError(toolName, found);
+  return zodToJsonSchema(schema as never, {
+    $refStrategy: "none",
+    effectStrategy: "input",
+    pipeStrategy: "input",
+  }) as JsonObject;
+}
+
+function findNoJsonForm3(
+  schema: Zod3Schema,
+  path: string[],
+  seen: Set<Zod3Schema>,
+): NoJsonForm | undefined {
+  if (seen.has(schema)) return undefined;
+  seen.add(schema);
+  const typeName = schema._def.typeName ?? "";
+  if (ZOD3_NO_JSON_FORM.has(typeName)) return { path, kind: typeName.slice(3).toLowerCase() };
+  for (const [segment, child] of zod3Children(schema._def)) {
+    const found = findNoJsonForm3(child, segment === undefined ? path : [...path, segment], seen);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The schemas inside a zod 3 schema, each with the path segment that leads to it (none for wrappers). */
+function zod3Children(def: Zod3Schema["_def"]): Array<[string | undefined, Zod3Schema]> {
+  switch (def.typeName) {
+    case "ZodObject": {
+      const fields = Object.entries(def.shape() as Record<string, Zod3Schema>);
+      const catchall = def.catchall as Zod3Schema | undefined;
+      const open = catchall && catchall._def.typeName !== "ZodNever" ? [["*", catchall]] : [];
+      return [...fields, ...open] as Array<[string, Zod3Schema]>;
+    }
+    case "ZodArray":
+      return [["[]", def.type]];
+    case "ZodTuple":
+      return [
+        ...(def.items as Zod3Schema[]).map((item, i): [string, Zod3Schema] => [`[${i}]`, item]),
+        ...(def.rest ? [["[]", def.rest] as [string, Zod3Schema]] : []),
+      ];
+    case "ZodRecord":
+      return [["*", def.valueType]];
+    case "ZodUnion":
+    case "ZodDiscriminatedUnion":
+      return [...(Array.isArray(def.options) ? def.options : def.options.values())].map(
+        (option: Zod3Schema): [undefined, Zod3Schema] => [undefined, option],
+      );
+    case "ZodIntersection":
+      return [
+        [undefined, def.left],
+        [undefined, def.right],
+      ];
+    case "ZodLazy":
+      return [[undefined, def.getter()]];
+    case "ZodEffects":
+      return [[undefined, def.schema]];
+    case "ZodPipeline":
+      return [[undefined, def.in]];
+    case "ZodBranded":
+      return [[undefined, def.type]];
+    case "ZodOptional":
+    case "ZodNullable":
+    case "ZodDefault":
+    case "ZodCatch":
+    case "ZodReadonly":
+      return [[undefined, def.innerType]];
+    default:
+      return [];
+  }
+}
+
+/** What each type without a JSON form is, and what to write instead. */
+const INSTEAD: Readonly<Record<string, readonly [what: string, instead: string]>> = {
+  date: [
+    "a Date",
+    "write an ISO date string, z.iso.datetime() (zod 3: z.string().datetime()), with .transform((s) => new Date(s)) if execute needs a Date",
+  ],
+  bigint: [
+    "a BigInt",
+    "write z.string() or z.number().int(), with .transform(BigInt) if execute needs a bigint",
+  ],
+  map: ["a Map", "write z.record(keySchema, valueSchema)"],
+  set: ["a Set", "write z.array(itemSchema)"],
+  undefined: ["undefined", "make the field .optional(), or leave it out"],
+  void: ["void", "make the field .optional(), or leave it out"],
+  nan: ["NaN", "write z.number()"],
+  custom: [
+    "a z.custom() type",
+    "write a schema with a JSON form, or describe it yourself with jsonSchema(theJsonSchema, yourSchema)",
+  ],
+  function: ["a function", "leave the field out: a model sends only JSON"],
+  symbol: ["a symbol", "leave the field out: a model sends only JSON"],
+  promise: ["a Promise", "write the schema of the awaited value"],
+  never: ["never", "leave the field out (.strict() on the object rejects unknown keys)"],
+  literal: [
+    "a literal JSON cannot hold",
+    "write a string, number, boolean or null literal, or make the field .optional()",
+  ],
+};
+
+function noJsonFormError(toolName: string, found: NoJsonForm, cause?: unknown): TypeError {
+  const [what, instead] = INSTEAD[found.kind] ?? ["a type", "write a schema with a JSON form"];
+  const where =
+    found.path.length > 0 ? `input field \`${formatFieldPath(found.path)}\`` : "`input` itself";
+  return new TypeError(
+    `tool "${toolName}": ${where} is ${what}, which has no JSON Schema form, so a model cannot send it; instead, ${instead}`,
+    { cause },
+  );
+}
+
+/** `["items", "[]", "when"]` → `items[].when`. */
+function formatFieldPath(path: string[]): string {
+  let text = "";
+  for (const segment of path) text += segment.startsWith("[") || !text ? segment : `.${segment}`;
+  return text;
+}
