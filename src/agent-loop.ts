@@ -1,6 +1,7 @@
 import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
+import { freezeEvent } from "./freeze-event.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
@@ -275,12 +276,16 @@ export class AgentLoop<Deps = unknown> {
       return { result: Promise.reject(signal.reason), abandon };
     }
     const bus = this.#bus;
+    // Listeners get frozen events: nothing they do changes what runs or what is stored.
     const deliver = sink
       ? (event: LoopEvent) => {
-          bus.emit(event);
-          sink(event);
+          const frozen = freezeEvent(event);
+          bus.emit(frozen);
+          sink(frozen);
         }
-      : (event: LoopEvent) => bus.emit(event);
+      : (event: LoopEvent) => {
+          if (bus.listening) bus.emit(freezeEvent(event));
+        };
     const run: RunContext<Deps> = {
       ...seed,
       options: this.#options,

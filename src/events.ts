@@ -104,6 +104,11 @@ export class EventBus {
     };
   }
 
+  /** Whether anyone listens: `onEvent`, or a listener added with `on()`. */
+  get listening(): boolean {
+    return this.#onEvent !== undefined || this.#count > 0;
+  }
+
   /** Hands one event to every listener. */
   emit(event: LoopEvent): void {
     if (this.#onEvent) this.#call(this.#onEvent, event);

@@ -29,8 +29,13 @@ export interface CallSlot<Deps> {
 
 /** Gives a call its result: a new record without `started`, with how long the tool ran. */
 export function settleRecord<Deps>(slot: CallSlot<Deps>, result: ToolResult, ms?: number): void {
-  const { started: _started, ...rest } = slot.record;
-  slot.record = ms === undefined ? { ...rest, result } : { ...rest, result, ms };
+  const { toolCallId, toolName, rawArgs, args, editedFrom, verdict, by, reason } = slot.record;
+  const record: CallRecord = { toolCallId, toolName, rawArgs, verdict, by, result };
+  if (args !== undefined) record.args = args;
+  if (editedFrom !== undefined) record.editedFrom = editedFrom;
+  if (reason !== undefined) record.reason = reason;
+  if (ms !== undefined) record.ms = ms;
+  slot.record = record;
 }
 
 /** A step after its model call, while its calls are gated and run. */
@@ -54,24 +59,19 @@ export function finishStep<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): v
   run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
 }
 
-/**
- * The step as a record: a frozen copy, so later changes to the open step do not reach it and
- * nobody who is handed it (listeners, checkpoints) can change it.
- */
+/** The step as a record: a copy, so later changes to the open step do not reach it. */
 export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
   const record: StepRecord = {
     index: step.index,
-    tools: Object.freeze(step.view.shownNames.slice()) as string[],
-    callable: Object.freeze(step.view.callableNames.slice()) as string[],
+    tools: step.view.shownNames.slice(),
+    callable: step.view.callableNames.slice(),
     response: step.response,
-    calls: Object.freeze(
-      step.slots.map((slot) => Object.freeze({ ...slot.record })),
-    ) as CallRecord[],
+    calls: step.slots.map((slot) => slot.record),
     usage: step.response.usage,
     ms: performance.now() - step.started,
   };
   if (step.view.toolChoice !== undefined) record.toolChoice = step.view.toolChoice;
-  return Object.freeze(record);
+  return record;
 }
 
 /**
@@ -94,7 +94,7 @@ export function closeOnError<Deps>(
   error.messages = messages;
 }
 
-/** The tool message of a step (frozen): every call's result, in call order. */
+/** The tool message of a step: every call's result, in call order. */
 export function toolMessage(results: ToolResult[]): Message {
-  return Object.freeze({ role: "tool", results: Object.freeze(results) as ToolResult[] });
+  return { role: "tool", results };
 }

@@ -75,8 +75,7 @@ export class ResponseAssembler {
   /**
    * Ends the response: a call without an id, or with an id an earlier call of the response
    * already has, gets one of its own, so every result pairs with exactly one call. A stream
-   * without a `finish` part ends as "other" with zero usage. The parts and usage come out
-   * frozen: the transcript, the step record and listeners share them, and none can change them.
+   * without a `finish` part ends as "other" with zero usage.
    */
   close(): ModelResponse {
     const seen = new Set<string>();
@@ -85,14 +84,13 @@ export class ResponseAssembler {
       if (!part.id || seen.has(part.id)) part.id = newToolCallId();
       seen.add(part.id);
     }
-    for (const part of this.parts) Object.freeze(part);
-    const parts = Object.freeze(this.parts) as AssistantPart[];
+    const { parts } = this;
     const finish = this.finish;
-    if (!finish) return { parts, finishReason: "other", usage: Object.freeze(zeroUsage()) };
+    if (!finish) return { parts, finishReason: "other", usage: zeroUsage() };
     const response: ModelResponse = {
       parts,
       finishReason: finish.finishReason,
-      usage: Object.freeze({ ...finish.usage }),
+      usage: { ...finish.usage },
     };
     if (finish.raw !== undefined) response.raw = finish.raw;
     return response;

@@ -13,7 +13,7 @@ import type { RunContext } from "./run-context.js";
 import type { DeniedCall } from "./run-state.js";
 import { failTool, settleStep } from "./settle-step.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
-import type { CallRecord } from "./step-record.js";
+import type { CallRecord, StepRecord } from "./step-record.js";
 import type { StepView } from "./step-tools.js";
 import { stepTools } from "./step-tools.js";
 import { toolContext } from "./tool-context.js";
@@ -49,7 +49,7 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   );
   run.usage = addUsage(run.usage, response.usage);
   if (response.parts.length > 0) {
-    run.messages.push(Object.freeze({ role: "assistant", parts: response.parts }));
+    run.messages.push({ role: "assistant", parts: response.parts });
   }
   run.emit({
     type: "model-response",
@@ -59,8 +59,11 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     usage: response.usage,
     response,
   });
-  const { raw: _raw, ...rest } = response;
-  const stored = Object.freeze(rest);
+  const stored: StepRecord["response"] = {
+    parts: response.parts,
+    finishReason: response.finishReason,
+    usage: response.usage,
+  };
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   const step: OpenStep<Deps> = { index, started, view, response: stored, parts, slots: [] };
   run.openStep = () => recordOf(step);

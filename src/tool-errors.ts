@@ -17,10 +17,10 @@ export function noteToolErrors<A extends unknown[], R>(
     } catch (error) {
       throw note(error);
     }
-    if (!isPromise(result)) return result;
-    return Promise.resolve(result).catch((error: unknown) => {
-      throw note(error);
-    }) as R;
+    // Noted before anyone awaiting the promise sees the rejection (reactions run in order);
+    // the promise itself is handed back as it is, with no extra step.
+    if (isPromise(result)) result.then(undefined, note);
+    return result;
   };
 }
 

@@ -9,8 +9,8 @@ const MAX_OUTPUT_DEPTH = 256;
 
 /**
  * Stores a tool's output as the model will see it: a string as it is, anything else as JSON
- * data (`undefined` → `null`, `toJSON` honoured, as `JSON.stringify` does), copied and frozen,
- * so later changes to the tool's object (or a listener's) never reach the transcript. A value
+ * data (`undefined` → `null`, `toJSON` honoured, as `JSON.stringify` does), copied, so later
+ * changes to the tool's object never reach the transcript. A value
  * JSON cannot carry — a BigInt, a symbol, a function, a Map or Set, a Promise, an Error, a
  * cycle — is refused with where it is, never silently turned into `{}` or `null`.
  */
@@ -78,7 +78,7 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
     ? arrayCopy(object, path, ancestors, depth)
     : objectCopy(object as Record<string, unknown>, path, ancestors, depth);
   ancestors.delete(object);
-  return Object.freeze(copy);
+  return copy;
 }
 
 function arrayCopy(
@@ -112,28 +112,24 @@ function objectCopy(
   return copy;
 }
 
-/** A successful result (frozen). */
+/** A successful result. */
 export const okResult = (
   toolCallId: string,
   toolName: string,
   output: unknown,
   editedArgs?: unknown,
 ): ToolResult =>
-  Object.freeze(
-    editedArgs === undefined
-      ? { toolCallId, toolName, output, isError: false }
-      : { toolCallId, toolName, output, isError: false, editedArgs },
-  );
+  editedArgs === undefined
+    ? { toolCallId, toolName, output, isError: false }
+    : { toolCallId, toolName, output, isError: false, editedArgs };
 
-/** An error result (frozen); its output is the message the model reads. */
+/** An error result; its output is the message the model reads. */
 export const errorResult = (
   toolCallId: string,
   toolName: string,
   message: string,
   editedArgs?: unknown,
 ): ToolResult =>
-  Object.freeze(
-    editedArgs === undefined
-      ? { toolCallId, toolName, output: message, isError: true }
-      : { toolCallId, toolName, output: message, isError: true, editedArgs },
-  );
+  editedArgs === undefined
+    ? { toolCallId, toolName, output: message, isError: true }
+    : { toolCallId, toolName, output: message, isError: true, editedArgs };

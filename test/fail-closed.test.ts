@@ -165,7 +165,9 @@ describe("one form of args, parsed once", () => {
     const result = await loop.run("clean up");
     expect(ran).toEqual([{ path: "/tmp/cache" }]);
     expect(result.steps[0]!.calls[0]!.args).toEqual({ path: "/tmp/cache" });
-    expect(listenerErrors).toHaveLength(2); // frozen: the in-place edits threw, to onListenerError
+    // Events are frozen: each edit threw (to onListenerError), for both model responses too.
+    expect(listenerErrors).toHaveLength(4);
+    for (const error of listenerErrors) expect(error).toBeInstanceOf(TypeError);
   });
 
   it("a hook that changes the args in place instead of returning them fails closed", async () => {
