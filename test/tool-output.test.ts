@@ -82,9 +82,7 @@ describe("toJsonOutput", () => {
     output.list.push(3);
     output.nested.a = 2;
     expect(copy).toEqual({ list: [1, 2], nested: { a: 1 } });
-    expect(
-      Object.isFrozen(copy) && Object.isFrozen(copy.list) && Object.isFrozen(copy.nested),
-    ).toBe(true);
+    expect(copy.list).not.toBe(output.list);
   });
 
   it("keeps JSON's special cases: -0, NaN, undefined members, __proto__ keys, toJSON; a shared object twice is not a cycle", () => {
