@@ -39,7 +39,7 @@ const add = tool({
   execute: ({ a, b }) => a + b,
 });
 
-// A raw JSON Schema; without a validator, a small built-in one checks the args.
+// A raw JSON Schema; without a validator, @cfworker/json-schema checks the args against it.
 const shout = tool({
   name: "shout",
   description: "Upper-case a text",

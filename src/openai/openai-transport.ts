@@ -36,6 +36,9 @@ export const openAIBaseURL = (options: Pick<OpenAIOptions, "baseURL">, where: st
 /**
  * The transport of both OpenAI adapters: `Authorization: Bearer` with the key from the options
  * or `OPENAI_API_KEY` (optional, as local servers need none), to `baseURL` (see `openAIBaseURL`).
+ * `OPENAI_API_KEY` is read only when the requests go to OpenAI itself, or to the server that
+ * `OPENAI_BASE_URL` names: an explicit `baseURL` elsewhere (OpenRouter, Groq, a local server)
+ * gets only an `apiKey` given with it, so the OpenAI key never travels to another host.
  */
 export function openAITransport(
   options: OpenAIOptions,
@@ -52,9 +55,14 @@ export function openAITransport(
     baseURL,
     auth: {
       apiKey: options.apiKey,
-      env: ["OPENAI_API_KEY"],
+      env: options.baseURL === undefined || isOpenAI(baseURL) ? ["OPENAI_API_KEY"] : [],
       required: false,
       headers: (key) => ({ authorization: `Bearer ${key}` }),
     },
   });
+}
+
+/** Whether a base URL is OpenAI's own API. */
+function isOpenAI(baseURL: string): boolean {
+  return new URL(baseURL).origin === new URL(OPENAI_BASE_URL).origin;
 }

@@ -422,15 +422,50 @@ describe.each(ADAPTERS)("$where: HTTP errors name the URL and hold no secret", (
   it("a key from the environment that breaks the header never shows in the error", async () => {
     vi.stubEnv(adapter.env, `${KEY}\nx`);
     server = await startReplayServer([jsonAnswer(adapter.answer)]);
+    const baseURL = `${server.url}${adapter.base}`;
+    // OPENAI_API_KEY goes only where OPENAI_BASE_URL (or OpenAI itself) is.
+    const openAI = adapter.env === "OPENAI_API_KEY";
+    if (openAI) vi.stubEnv("OPENAI_BASE_URL", baseURL);
     const provider = adapter.make({
       model: "gemini-test",
-      baseURL: `${server.url}${adapter.base}`,
+      ...(openAI ? {} : { baseURL }),
       maxRetries: 0,
     });
     const error = await generateError(provider);
     expect(error).toBeInstanceOf(ProviderError);
     expect(everythingIn(error)).not.toContain("SECRET");
   });
+});
+
+describe("OPENAI_API_KEY never travels to another host", () => {
+  it.each([
+    ["openAIChat", openAIChat, '{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}]}'],
+    [
+      "openAIResponses",
+      openAIResponses,
+      '{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"hi"}]}]}',
+    ],
+  ] as const)(
+    "%s: sent to OPENAI_BASE_URL's server, not to an explicit baseURL elsewhere",
+    async (_where, make, answer) => {
+      vi.stubEnv("OPENAI_API_KEY", "sk-openai-secret");
+      server = await startReplayServer([
+        jsonAnswer(answer),
+        jsonAnswer(answer),
+        jsonAnswer(answer),
+      ]);
+      const baseURL = `${server.url}/v1`;
+      await make({ model: "m", baseURL, maxRetries: 0 }).generate(userRequest("hi"), {});
+      await make({ model: "m", baseURL, apiKey: "sk-router", maxRetries: 0 }).generate(
+        userRequest("hi"),
+        {},
+      );
+      vi.stubEnv("OPENAI_BASE_URL", baseURL);
+      await make({ model: "m", maxRetries: 0 }).generate(userRequest("hi"), {});
+      const auth = server.requests.map((request) => request.headers.authorization);
+      expect(auth).toEqual([undefined, "Bearer sk-router", "Bearer sk-openai-secret"]);
+    },
+  );
 });
 
 describe("OPENAI_BASE_URL is checked like baseURL", () => {
