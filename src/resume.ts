@@ -426,23 +426,11 @@ async function finishOpenStep<Deps>(
       }
       case "approve":
         approve(slot, resolution.args, resolution.edited);
-        slot.parsed = resolution.parsed;
-        executions.push({
-          slot: index,
-          call: slot.call!,
-          parsed: resolution.parsed,
-          tool: slot.tool!,
-        });
+        executions.push(executionOf(slot, index, resolution.parsed));
         run.emit(decisionEvent(run, step.index, slot));
         break;
       case "rerun":
-        slot.parsed = resolution.parsed;
-        executions.push({
-          slot: index,
-          call: slot.call!,
-          parsed: resolution.parsed,
-          tool: slot.tool!,
-        });
+        executions.push(executionOf(slot, index, resolution.parsed));
     }
   }
   try {
@@ -452,6 +440,12 @@ async function finishOpenStep<Deps>(
     closeOnError(run, step, error);
     throw error;
   }
+}
+
+/** A call of the open step, ready to run with the args the schema parsed for it. */
+function executionOf<Deps>(slot: CallSlot<Deps>, index: number, parsed: unknown): Execution<Deps> {
+  slot.parsed = parsed;
+  return { slot: index, call: slot.call!, parsed, tool: slot.tool! };
 }
 
 function refuse<Deps>(
