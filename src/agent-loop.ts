@@ -9,6 +9,7 @@ import { zeroUsage } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
 import { checkKeys } from "./option-keys.js";
 import { raceSignal } from "./race-signal.js";
+import { recentIds } from "./recent-ids.js";
 import type { ApprovalDecisions, StateSource } from "./resume.js";
 import { planResume } from "./resume.js";
 import type { RunContext } from "./run-context.js";
@@ -86,7 +87,7 @@ export class AgentLoop<Deps = unknown> {
   readonly #options: ResolvedOptions<Deps>;
   readonly #bus: EventBus;
   /** States this loop resumed, when it has no store (bounded: the latest 10,000). */
-  readonly #resumed = new Set<string>();
+  readonly #resumed = recentIds(REMEMBERED_RESUMES);
 
   constructor(options: AgentLoopOptions<Deps>) {
     this.#options = resolveOptions(options);
@@ -243,11 +244,7 @@ export class AgentLoop<Deps = unknown> {
       if (!(await store.claim(stateId))) throw already();
       return;
     }
-    if (this.#resumed.has(stateId)) throw already();
-    this.#resumed.add(stateId);
-    if (this.#resumed.size > REMEMBERED_RESUMES) {
-      this.#resumed.delete(this.#resumed.values().next().value as string);
-    }
+    if (!this.#resumed.add(stateId)) throw already();
   }
 
   /**

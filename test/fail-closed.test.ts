@@ -710,6 +710,17 @@ describe("only trusted state runs", () => {
     expect(ran).toEqual([]);
   });
 
+  it("a digest from another run never approves a call with the same id, tool and args", async () => {
+    const first = await pausedWithDenial();
+    const second = await pausedWithDenial();
+    const foreign = first.paused.pending![0]!.digest;
+    expect(second.paused.pending![0]!.args).toEqual(first.paused.pending![0]!.args);
+    await expect(
+      second.make().resume(second.paused.state, { w: { approve: true, digest: foreign } }),
+    ).rejects.toThrow(/digest mismatch/);
+    expect(second.ran).toEqual([]);
+  });
+
   it("a loop with a signingKey refuses any state without a valid signature, whatever else is given", async () => {
     const { paused } = await pausedWithDenial({ trustState: true });
     const { make, ran } = await pausedWithDenial({ signingKey: "k", trustState: true });
