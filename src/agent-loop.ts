@@ -177,6 +177,11 @@ export class AgentLoop<Deps = unknown> {
     checkKeys("resume() options", options, RESUME_KEYS);
     const { store } = this.#options;
     const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
+    if (typeof given === "string" && given.trimStart().startsWith("{")) {
+      throw new ResumeError(
+        "resume() got a JSON text; pass the state itself: loop.resume(JSON.parse(saved), decisions)",
+      );
+    }
     if (typeof given === "string" && !store) {
       throw new ResumeError(
         "resume(runId) loads the state from the loop's store, and this loop has none; pass the state itself",
@@ -226,7 +231,7 @@ export class AgentLoop<Deps = unknown> {
     const runId = (given as { runId?: unknown } | null)?.runId;
     if (typeof runId !== "string") return { state: given, source: "value" };
     const stored = await store.get(runId);
-    if (!stored) return { state: given, source: "value" };
+    if (!stored) return { state: given, source: "foreign" };
     if (stored.stateId !== (given as { stateId?: unknown }).stateId) {
       throw new ResumeError(
         `the store holds another state of run ${runId} than the one given (it was resumed or went on since); resume the store's copy with loop.resume("${runId}", decisions)`,
@@ -384,6 +389,25 @@ async function takeRun(store: StoreCalls, runId: string): Promise<RunLease> {
 }
 
 /**
+ * A new `run()` must not write over a run that waits for approval or that a crash left
+ * unfinished: its pending approval would then apply to the new run's calls. Refused with a
+ * `StoreError` (the lease just taken is given back).
+ */
+async function refuseToReplace(store: StoreCalls, lease: RunLease): Promise<void> {
+  const stored = await store.get(lease.runId);
+  if (stored?.status !== "needs_approval" && stored?.status !== "running") return;
+  await store.release(lease);
+  const what =
+    stored.status === "needs_approval"
+      ? "is paused, waiting for approval"
+      : "has an unfinished checkpoint (its process stopped)";
+  throw new StoreError(
+    `run ${lease.runId} ${what}; resume it with loop.resume("${lease.runId}", decisions), or give the new run another runId`,
+    "get",
+  );
+}
+
+/**
  * Runs `body` under the run's lease: takes it first when the run has none yet (`run()`; two
  * live runs never share a run id), renews it meanwhile, and gives it up once the run ended
  * (not after an abort: its tools may still be running, so the lease runs out on its own).
@@ -403,6 +427,7 @@ async function leased<Deps>(
       );
     }
     run.lease = lease;
+    await refuseToReplace(store, lease);
   }
   const lease = run.lease;
   const stop = keepLease(store, lease, run.signal, lost);

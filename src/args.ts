@@ -114,7 +114,7 @@ function toChecked(tool: Tool<any>, result: unknown): CheckedArgs {
 
 function schemaThrew(tool: Tool<any>, error: unknown): PolicyError {
   return new PolicyError(
-    `the input schema of tool ${tool.name} threw: ${messageOf(error)}`,
+    `the input schema of tool ${tool.name} threw: ${messageOf(error)}. A schema reports bad args as an issue (zod: refine, or ctx.addIssue in a transform), which the model reads; a throw rejects the run`,
     "input.validate",
     tool.name,
     { cause: error },

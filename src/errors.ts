@@ -50,7 +50,7 @@ export class ToolRetriesExceededError extends TollgateError {
     super(
       options?.unavailable
         ? `the model called ${toolName === "" ? "a tool without a name" : `tool "${toolName}"`}, which is not available, more often than the loop's maxRetries (${maxRetries}) allows; offer the tool or raise the loop's maxRetries`
-        : `tool "${toolName}" failed more than its maxRetries (${maxRetries}) allows; raise maxRetries or fix the cause`,
+        : `tool "${toolName}" failed more than its maxRetries (${maxRetries}) allows; raise maxRetries or fix the cause${options?.cause === undefined ? "" : ` (the last failure: ${messageOf(options.cause)})`}`,
       options,
     );
     this.unavailable = options?.unavailable ?? false;

@@ -133,6 +133,9 @@ function callOf(part: ToolCallPart, args: unknown): ToolCall {
   return Object.freeze({ id: part.id, name: part.name, args, rawArgs: part.args });
 }
 
+/** "pre-call hook 1 (preToolCall[1])": which hook, counted as the loop's array counts. */
+export const hookName = (index: number) => `pre-call hook ${index} (preToolCall[${index}])`;
+
 /** Calls a hook and reads its verdict; a throw, a rejection or a malformed verdict becomes `HookError`. */
 function runHook<Deps>(
   input: GateInput<Deps>,
@@ -178,7 +181,7 @@ function verdictOf(
   }
   if (read.ok) return read.verdict;
   throw new HookError(
-    `pre-call hook ${index} ${read.problem} (tool ${part.name}); the call did not run`,
+    `${hookName(index)} ${read.problem} (tool ${part.name}); the call did not run`,
     index,
     part.name,
     part.id,
@@ -187,7 +190,7 @@ function verdictOf(
 
 function hookThrew(index: number, part: ToolCallPart, error: unknown): HookError {
   return new HookError(
-    `pre-call hook ${index} threw on tool ${part.name}: ${messageOf(error)}`,
+    `${hookName(index)} threw on tool ${part.name}: ${messageOf(error)}`,
     index,
     part.name,
     part.id,
@@ -227,7 +230,7 @@ function applyVerdict<Deps>(
   if (verdict.args === undefined) return undefined;
   const rejected = (problem: string) =>
     new HookError(
-      `pre-call hook ${index} rewrote the args of ${tool.name} into args ${problem}; the call did not run`,
+      `${hookName(index)} rewrote the args of ${tool.name} into args ${problem}; the call did not run`,
       index,
       tool.name,
       input.part.id,

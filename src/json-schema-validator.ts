@@ -6,6 +6,7 @@ import {
   validate,
 } from "@cfworker/json-schema";
 import { draftOf, metaIssues } from "./json-schema-meta.js";
+import { keywordTypos } from "./json-schema-typos.js";
 import {
   decodePointerSegment,
   formatIssues,
@@ -25,7 +26,7 @@ export function compileJsonSchema(
   schema: Record<string, unknown>,
 ): (value: unknown) => ValidationResult<unknown> {
   const draft = draftOf(schema);
-  const problems = metaIssues(schema, draft);
+  const problems = [...metaIssues(schema, draft), ...keywordTypos(schema)];
   if (problems.length > 0) {
     throw new TypeError(
       `jsonSchema(): the schema is not valid JSON Schema (draft ${draft}): ${formatIssues(problems)}`,

@@ -134,8 +134,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
       "AgentLoop: `provider` must have a generate() method; build one with defineProvider()",
     );
   }
-  const tools =
-    options.tools instanceof Toolset ? options.tools : Toolset.from(options.tools ?? []);
+  const tools = toolsOf(options.tools);
   const hooks = options.preToolCall ?? [];
   if (typeof hooks === "function") {
     throw new TypeError(
@@ -197,6 +196,17 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     stateMigrations: checkMigrations(options.stateMigrations),
     argsLimits: checkArgsLimits(options.argsLimits),
   };
+}
+
+function toolsOf<Deps>(tools: AgentLoopOptions<Deps>["tools"]): Toolset<Deps> {
+  if (tools instanceof Toolset) return tools;
+  if (tools === undefined) return Toolset.empty();
+  if (!Array.isArray(tools)) {
+    throw new TypeError(
+      `AgentLoop: \`tools\` must be an array of tools or a Toolset, got ${kindOf(tools)}${isPlainObject(tools) ? "; for a { name: tool } record write tools: Object.values(yourTools)" : ""}`,
+    );
+  }
+  return Toolset.from(tools);
 }
 
 function optionalType(name: string, value: unknown, type: "string" | "function"): void {
@@ -273,7 +283,14 @@ function checkMigrations(
 
 function checkArgsLimits(limits: Partial<ArgsLimits> | undefined): ArgsLimits {
   if (limits === undefined) return DEFAULT_ARGS_LIMITS;
-  checkKeys("AgentLoop argsLimits", limits, ["maxBytes", "maxDepth"]);
+  checkKeys("AgentLoop argsLimits", limits, ["maxBytes", "maxDepth"], {
+    depth: "maxDepth",
+    maxNesting: "maxDepth",
+    bytes: "maxBytes",
+    size: "maxBytes",
+    maxSize: "maxBytes",
+    maxLength: "maxBytes",
+  });
   return Object.freeze({
     maxBytes: wholeNumber(
       "argsLimits.maxBytes",

@@ -62,7 +62,8 @@ export function closest(name: string, known: readonly string[]): string | undefi
   });
 }
 
-function editDistance(a: string, b: string): number {
+/** The Levenshtein distance between two texts. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -31,8 +31,12 @@ export type ApprovalDecision =
 /** Decisions by tool call id; every pending call needs one. */
 export type ApprovalDecisions = Record<string, ApprovalDecision>;
 
-/** Where a state to resume came from: the loop's own store (trusted), or the caller, by value. */
-export type StateSource = "store" | "value";
+/**
+ * Where a state to resume came from: the loop's own store (trusted); the caller, by value; or
+ * the caller, by value, for a run the loop's store has never held ("foreign": only a
+ * signature or `trustState` vouches for it, never digests).
+ */
+export type StateSource = "store" | "value" | "foreign";
 
 /** What a checked state resumes with: the run's data and how to finish its open step. */
 export interface ResumePlan<Deps> {
@@ -162,13 +166,21 @@ async function trustOf<Deps>(
     throw new ResumeError("the state is signed; give the loop the signingKey it was signed with");
   }
   if (source === "store" || options.trustState) return false;
+  if (source === "foreign") {
+    throw new ResumeError(
+      `this loop's store has never held run ${state.runId}, so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
+    );
+  }
   const all = isPlainObject(decisions) ? Object.values(decisions) : [];
-  const everyDigest =
-    all.length > 0 && all.every((d) => isPlainObject(d) && typeof d.digest === "string");
-  if (everyDigest) return true;
+  const withDigest = all.filter((d) => isPlainObject(d) && typeof d.digest === "string").length;
+  if (all.length > 0 && withDigest === all.length) return true;
+  const missing =
+    all.length === 0
+      ? "no decisions were given"
+      : `${all.length - withDigest} of ${all.length} decisions carry no digest`;
   throw new ResumeError(
-    "this state was passed by value without a signature, so it cannot be trusted as it is. Sign states (AgentLoop signingKey), " +
-      "resume by runId from the loop's store, give each decision its pending call's digest ({ approve, digest: pending.digest }), " +
+    `this state was passed by value without a signature, so it cannot be trusted as it is (${missing}). Sign states (AgentLoop signingKey), ` +
+      "resume by runId from the loop's store, give each decision the digest of its pending call from your own record of `pending` ({ approve, digest }), " +
       "or, if the state never left your own process or storage, set trustState: true on the loop",
   );
 }

@@ -2,7 +2,7 @@ import { canonicalJson } from "./digest.js";
 import { HookError, TollgateError, ToolRetriesExceededError } from "./errors.js";
 import type { Execution } from "./execute-calls.js";
 import type { GateOutcome, ToolCallPart } from "./gate.js";
-import { gate } from "./gate.js";
+import { gate, hookName } from "./gate.js";
 import { isPromise } from "./maybe-promise.js";
 import type { ToolCall } from "./messages.js";
 import { addUsage } from "./messages.js";
@@ -192,7 +192,7 @@ function applyOutcome<Deps>(slot: CallSlot<Deps>, outcome: GateOutcome): void {
       const json = toJsonOutput(outcome.output);
       if (!json.ok) {
         throw new HookError(
-          `pre-call hook ${outcome.by.slice("hook:".length)} answered tool ${toolName} with a result JSON cannot carry: ${json.problem}`,
+          `${hookName(Number(outcome.by.slice("hook:".length)))} answered tool ${toolName} with a result JSON cannot carry: ${json.problem}`,
           Number(outcome.by.slice("hook:".length)),
           toolName,
           toolCallId,

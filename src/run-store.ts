@@ -16,7 +16,7 @@ export interface RunLease {
 /**
  * Where a loop keeps run states so that pauses and crashes survive the process, shared by
  * every process that runs the same agents. `acquire`, `renew`, `put` and `claim` must each be
- * atomic across those processes; `runStoreConformance` in `tollgate/testing` checks a store.
+ * atomic across those processes (the suite in test/support/store-conformance.ts checks a store).
  */
 export interface RunStore {
   /** The latest state written for a run, if any. */

@@ -23,7 +23,8 @@ export interface CallRecord {
   rawArgs: string;
   /**
    * The final args in the model's form: the JSON the model sent, validated against the
-   * schema, as hooks and a human's edit left them. Absent when they never read as valid JSON.
+   * schema, as hooks and a human's edit left them. Absent when they did not pass (invalid JSON,
+   * a limit, the schema) or the tool was not callable.
    * The schema's output (what `execute` gets) is computed from these, once, right before it runs.
    */
   args?: unknown;

@@ -49,7 +49,7 @@ export function readPreCallVerdict(
   if (!isPlainObject(answer)) {
     return {
       ok: false,
-      problem: `returned ${describeValue(answer)}; return undefined or a verdict object with ${keyList()}`,
+      problem: `returned ${kindOfAnswer(answer)}; return undefined or a plain verdict object with ${keyList()}`,
     };
   }
   const verdict: Record<string, unknown> = {};
@@ -76,6 +76,16 @@ export function readPreCallVerdict(
     verdict[key] = value;
   }
   return { ok: true, verdict: verdict as PreToolCallVerdict };
+}
+
+/** "null", "array", "a Verdict instance (not a plain object)", … */
+function kindOfAnswer(answer: unknown): string {
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+    return describeValue(answer);
+  }
+  const name = (Object.getPrototypeOf(answer) as { constructor?: { name?: unknown } } | null)
+    ?.constructor?.name;
+  return `${typeof name === "string" && name ? `a ${name} instance` : "an object"} (not a plain object)`;
 }
 
 function hasType(value: unknown, expected: KeyType): boolean {

@@ -170,6 +170,22 @@ describe("one form of args, parsed once", () => {
     for (const error of listenerErrors) expect(error).toBeInstanceOf(TypeError);
   });
 
+  it("a run-finish listener cannot change the result the caller gets", async () => {
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "wire" }] }]),
+      tools: [tool({ name: "wire", input: z.object({}), needsApproval: true, execute: () => 1 })],
+      onListenerError: () => {},
+    });
+    loop.on("run-finish", (event) => {
+      (event.result as { status: string }).status = "completed";
+      event.result.steps.push(event.result.steps[0]!);
+    });
+    const result = await loop.run("go");
+    expect(result.status).toBe("needs_approval");
+    expect(result.steps).toHaveLength(1);
+    expect(result.pending).toHaveLength(1);
+  });
+
   it("a hook that changes the args in place instead of returning them fails closed", async () => {
     const { pay, paid } = payments();
     const loop = new AgentLoop({
@@ -223,7 +239,7 @@ describe("fail closed on every malformed answer from user code", () => {
     [{ block: 0 }, /`block` must be a boolean or a string/],
     [null, /returned null/],
     [42, /returned number/],
-    [new (class Verdict {})(), /returned object/],
+    [new (class Verdict {})(), /returned a Verdict instance \(not a plain object\)/],
   ])(
     "a hook verdict %j rejects with HookError naming the hook, the tool and the problem",
     async (verdict, problem) => {
@@ -757,6 +773,39 @@ describe("only trusted state runs", () => {
     const result = await make().resume(paused.state.runId, { w: { approve: true } });
     expect(result.status).toBe("completed");
     expect(ran).toEqual(["wire a"]);
+  });
+
+  it("a state by value for a run the store never held resumes only signed or trusted, never by digests (a forged state)", async () => {
+    const store = memoryRunStore();
+    const { make, ran } = await pausedWithDenial({ store });
+    // An attacker's own loop, without the gate, pauses a run of the same shape.
+    const attacker = await pausedWithDenial({ policy: {} });
+    const forged = attacker.paused;
+    const digest = forged.pending![0]!.digest;
+    await expect(make().resume(forged.state, { w: { approve: true, digest } })).rejects.toThrow(
+      /store has never held run .* resumes only with a valid signature/,
+    );
+    expect(ran).toEqual([]);
+  });
+
+  it("a new run() never writes over a run of the same id that waits for approval", async () => {
+    const store = memoryRunStore();
+    const { paused, make, ran } = await pausedWithDenial({ store });
+    const error = await make()
+      .run("something else", { runId: paused.state.runId })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toMatch(/is paused, waiting for approval; resume it/);
+    await make().resume(paused.state.runId, { w: { approve: true } });
+    expect(ran).toEqual(["wire a"]);
+  });
+
+  it("says what is missing: no decisions, a JSON text instead of a state", async () => {
+    const { paused, make } = await pausedWithDenial();
+    await expect(make().resume(paused.state, {})).rejects.toThrow(/no decisions were given/);
+    await expect(make().resume(JSON.stringify(paused.state), {})).rejects.toThrow(
+      /got a JSON text; pass the state itself: loop.resume\(JSON.parse\(saved\), decisions\)/,
+    );
   });
 
   it("a by-value state whose store holds it resumes the store's copy, so tampering with the given one does nothing", async () => {

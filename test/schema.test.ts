@@ -287,3 +287,37 @@ describe("jsonSchema() rejects a schema the validator cannot use, when it is mad
     expect(() => jsonSchema(openApi, (value) => ({ value }))).not.toThrow();
   });
 });
+
+describe("jsonSchema() refuses a near-miss keyword, which a validator would silently ignore", () => {
+  it("names the typo, where it is, and the keyword meant", () => {
+    const typo = {
+      type: "object",
+      properties: { a: { type: "string", maxLenght: 3 } },
+      requried: ["a"],
+    };
+    expect(() => jsonSchema(typo)).toThrow(
+      /properties\.a\.maxLenght: unknown keyword `maxLenght`; did you mean `maxLength`\?.*requried: unknown keyword `requried`; did you mean `required`\?/,
+    );
+    expect(() =>
+      jsonSchema({ type: "object", anyOf: [{ properties: { n: { minimun: 1 } } }] }),
+    ).toThrow(/anyOf\[0\]\.properties\.n\.minimun: .*did you mean `minimum`\?/);
+  });
+
+  it("leaves annotations and extensions alone", () => {
+    const annotated = {
+      type: "object",
+      properties: {
+        a: {
+          type: "string",
+          example: "x",
+          nullable: true,
+          "x-order": 1,
+          title: "A",
+          examples: ["y"],
+        },
+      },
+      "x-vendor": { anything: true },
+    };
+    expect(() => jsonSchema(annotated)).not.toThrow();
+  });
+});
