@@ -419,28 +419,40 @@ async function leased<Deps>(
   body: () => Promise<RunResult>,
 ): Promise<RunResult> {
   if (!run.lease) {
-    const lease = await store.acquire(run.runId);
-    if (!lease) {
-      throw new StoreError(
-        `run ${run.runId} is already running (another run holds its lease); two live runs never share a runId`,
-        "acquire",
-      );
+    try {
+      run.lease = await takeNewRun(store, run.runId);
+    } catch (error) {
+      if (error instanceof StoreError) error.messages = run.messages.slice();
+      throw error;
     }
-    run.lease = lease;
-    await refuseToReplace(store, lease);
   }
   const lease = run.lease;
   const stop = keepLease(store, lease, run.signal, lost);
   try {
     const result = await body();
     stop();
-    await store.release(lease);
+    // The run ended and its state is written: a failed release only means the lease runs out
+    // on its own, so it does not turn a finished run into a failure (which would invite a rerun).
+    await store.release(lease).catch(() => {});
     return result;
   } catch (error) {
     stop();
     if (!run.signal.aborted) await store.release(lease).catch(() => {});
     throw error;
   }
+}
+
+/** Takes a new run's lease; refused while another run holds it, or the store holds a paused run of the id. */
+async function takeNewRun(store: StoreCalls, runId: string): Promise<RunLease> {
+  const lease = await store.acquire(runId);
+  if (!lease) {
+    throw new StoreError(
+      `run ${runId} is already running (another run holds its lease); two live runs never share a runId`,
+      "acquire",
+    );
+  }
+  await refuseToReplace(store, lease);
+  return lease;
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

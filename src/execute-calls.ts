@@ -204,7 +204,7 @@ function invoke<Deps>(
   const { executeTool } = policy;
   if (!executeTool) return tool.execute(parsed, ctx);
   const blame = (error: unknown) => {
-    throw error instanceof RetryError || isToolError(error)
+    throw error instanceof RetryError || isToolError(error, ctx)
       ? error
       : threw("executeTool", tool.name, error);
   };

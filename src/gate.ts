@@ -144,6 +144,7 @@ function runHook<Deps>(
 ): MaybePromise<PreToolCallVerdict | undefined> {
   const { part } = input;
   let answer: unknown;
+  let later: boolean;
   try {
     answer = input.hooks[index]!({
       name: part.name,
@@ -154,10 +155,11 @@ function runHook<Deps>(
       model: input.provider.model,
       deps: input.deps,
     });
+    later = isPromise(answer); // reads `then`, which a verdict's getter may make throw
   } catch (error) {
     throw hookThrew(index, part, error);
   }
-  if (isPromise(answer)) {
+  if (later) {
     return Promise.resolve(answer).then(
       (settled) => verdictOf(index, part, settled),
       (error: unknown) => {

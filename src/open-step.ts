@@ -1,4 +1,4 @@
-import { messageOf, TollgateError } from "./errors.js";
+import { messageOf } from "./errors.js";
 import type { ToolCallPart } from "./gate.js";
 import type { Message, ToolCall, ToolResult } from "./messages.js";
 import type { RunContext } from "./run-context.js";
@@ -75,23 +75,25 @@ export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
 }
 
 /**
- * When a run fails mid-step, gives every call of the step a result so the transcript the
- * error carries keeps its invariant, and attaches it to tollgate's own errors.
+ * The transcript an error that ends a run carries: the run's messages, and when they end with
+ * an assistant message whose calls have no results yet (the run failed mid-step, or while
+ * writing a paused state), a tool message for it — each call's result where it has one, else
+ * "not run" — so every tool call still has exactly one result.
  */
-export function closeOnError<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  error: unknown,
-): void {
-  if (!(error instanceof TollgateError) || error.messages) return;
-  const results = step.parts.map(
-    (part, index) =>
-      step.slots[index]?.record.result ??
+export function transcriptOnFailure<Deps>(run: RunContext<Deps>, error: unknown): Message[] {
+  const messages = run.messages.slice();
+  const last = messages[messages.length - 1];
+  if (last?.role !== "assistant") return messages;
+  const parts = last.parts.filter((part) => part.type === "tool-call");
+  if (parts.length === 0) return messages;
+  const calls = run.openStep?.().calls ?? run.steps[run.steps.length - 1]?.calls ?? [];
+  const results = parts.map(
+    (part) =>
+      calls.find((call) => call.toolCallId === part.id)?.result ??
       errorResult(part.id, part.name, `not run: the run failed (${messageOf(error)})`),
   );
-  const messages = run.messages.slice();
-  if (results.length > 0) messages.push(toolMessage(results));
-  error.messages = messages;
+  messages.push(toolMessage(results));
+  return messages;
 }
 
 /** The tool message of a step: every call's result, in call order. */

@@ -14,20 +14,28 @@ export function callPolicy<T>(
   read: (answer: unknown) => { ok: true; value: T } | { ok: false; problem: string },
 ): MaybePromise<T> {
   let answer: unknown;
+  let later: boolean;
   try {
     answer = invoke();
+    later = isPromise(answer); // reads `then`, which an answer's getter may make throw
   } catch (error) {
     throw threw(callback, toolName, error);
   }
-  if (isPromise(answer)) {
-    return Promise.resolve(answer).then(
-      (settled) => accept(callback, toolName, read(settled)),
-      (error: unknown) => {
-        throw threw(callback, toolName, error);
-      },
-    );
+  const take = (value: unknown) => {
+    let read_: ReturnType<typeof read>;
+    try {
+      read_ = read(value); // reads the answer's keys, which getters or a Proxy may make throw
+    } catch (error) {
+      throw threw(callback, toolName, error);
+    }
+    return accept(callback, toolName, read_);
+  };
+  if (later) {
+    return Promise.resolve(answer).then(take, (error: unknown) => {
+      throw threw(callback, toolName, error);
+    });
   }
-  return accept(callback, toolName, read(answer));
+  return take(answer);
 }
 
 function accept<T>(

@@ -7,7 +7,6 @@ import type { ResolvedOptions } from "./loop-options.js";
 import type { ToolCall } from "./messages.js";
 import {
   type CallSlot,
-  closeOnError,
   type OpenStep,
   recordOf,
   type StepOutcome,
@@ -445,13 +444,8 @@ async function finishOpenStep<Deps>(
         executions.push(executionOf(slot, index, resolution.parsed));
     }
   }
-  try {
-    resultEvents(run, step, decided);
-    return await settleStep(run, step, executions, endedBy);
-  } catch (error) {
-    closeOnError(run, step, error);
-    throw error;
-  }
+  resultEvents(run, step, decided);
+  return settleStep(run, step, executions, endedBy);
 }
 
 /** A call of the open step, ready to run with the args the schema parsed for it. */

@@ -1,6 +1,7 @@
 import { TollgateError } from "./errors.js";
 import { textOf } from "./messages.js";
 import type { StepOutcome } from "./open-step.js";
+import { transcriptOnFailure } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { RunResult } from "./run-result.js";
 import type { RunStatus } from "./run-state.js";
@@ -19,17 +20,21 @@ export async function runLoop<Deps>(
 ): Promise<RunResult> {
   run.emit({ type: "run-start", runId: run.runId, resumed: first !== undefined });
   let outcome: StepOutcome = { kind: "continue" };
+  let result: RunResult;
   try {
     if (first) outcome = await first();
     while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
       outcome = await runStep(run);
     }
+    result = await resultOf(run, outcome);
   } catch (error) {
-    // Errors from between steps (prepareStep, say) carry the transcript too.
-    if (error instanceof TollgateError && !error.messages) error.messages = run.messages.slice();
+    // Errors from between steps (prepareStep, say), or writing the final state, carry the
+    // transcript too.
+    if (error instanceof TollgateError && !error.messages) {
+      error.messages = transcriptOnFailure(run, error);
+    }
     throw error;
   }
-  const result = await resultOf(run, outcome);
   run.signal.throwIfAborted();
   run.emit({
     type: "run-finish",

@@ -8,7 +8,7 @@ import type { ToolCall } from "./messages.js";
 import { addUsage } from "./messages.js";
 import { callModel } from "./model-call.js";
 import type { CallSlot, OpenStep, StepOutcome } from "./open-step.js";
-import { closeOnError, finishStep, recordOf, settleRecord, toolMessage } from "./open-step.js";
+import { finishStep, recordOf, settleRecord, toolMessage } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { DeniedCall } from "./run-state.js";
 import { failTool, settleStep } from "./settle-step.js";
@@ -71,30 +71,22 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
     finishStep(run, step);
     return { kind: "completed" };
   }
-  try {
-    const stop = await gateCalls(run, step, view);
-    if (stop) {
-      const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
-      for (const slot of step.slots) {
-        const { toolCallId, toolName } = slot.record;
-        settleRecord(
-          slot,
-          errorResult(toolCallId, toolName, `not run: the run was stopped${note}`),
-        );
-      }
-      resultEvents(run, step, step.slots);
-      run.messages.push(toolMessage(step.slots.map((slot) => slot.record.result!)));
-      finishStep(run, step);
-      return stop.reason === undefined
-        ? { kind: "stopped" }
-        : { kind: "stopped", reason: stop.reason };
+  const stop = await gateCalls(run, step, view);
+  if (stop) {
+    const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
+    for (const slot of step.slots) {
+      const { toolCallId, toolName } = slot.record;
+      settleRecord(slot, errorResult(toolCallId, toolName, `not run: the run was stopped${note}`));
     }
     resultEvents(run, step, step.slots);
-    return await settleStep(run, step, allowedExecutions(step));
-  } catch (error) {
-    closeOnError(run, step, error);
-    throw error;
+    run.messages.push(toolMessage(step.slots.map((slot) => slot.record.result!)));
+    finishStep(run, step);
+    return stop.reason === undefined
+      ? { kind: "stopped" }
+      : { kind: "stopped", reason: stop.reason };
   }
+  resultEvents(run, step, step.slots);
+  return settleStep(run, step, allowedExecutions(step));
 }
 
 /** Phase one: every call through the gate, in call order. Returns the stop, if a hook stopped the run. */
