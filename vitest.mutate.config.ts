@@ -10,6 +10,7 @@ export default mergeConfig(
   base,
   defineConfig({
     test: {
+      env: { TOLLGATE_MUTATION: "1" },
       include: ["test/*.test.ts"],
       exclude: ["test/examples.test.ts", "test/file-store.test.ts"],
     },

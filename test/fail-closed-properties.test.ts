@@ -23,6 +23,7 @@ import {
   type Scenario,
   scenarioArb,
 } from "./support/oracle.js";
+import { runs } from "./support/runs.js";
 
 /**
  * The gate cannot be bypassed by mistake (DESIGN sections 4, 5, 8 and 10): random malformed
@@ -66,7 +67,7 @@ const check = (known: KnownBugs) => async (scenario: Scenario) => {
 
 describe("fail-closed properties", () => {
   it("no tool executes without a valid ALLOW, whatever user callbacks, listeners and the store answer; runs end only as the oracle says", async () => {
-    await fc.assert(fc.asyncProperty(scenarioArb("full"), check({})), { numRuns: 2_500 });
+    await fc.assert(fc.asyncProperty(scenarioArb("full"), check({})), { numRuns: runs(2_500) });
     expectNoSurprises();
   }, 60_000);
 

@@ -11,6 +11,7 @@ import {
   predict,
   scenarioArb,
 } from "./support/oracle.js";
+import { runs } from "./support/runs.js";
 
 /**
  * Random scripts of tool calls × well-formed hook verdicts, throwing hooks, policy decisions,
@@ -30,7 +31,7 @@ describe("properties", () => {
         expectPhaseTranscript(observed.run);
         expectResults(expected.run, observed.run);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -43,7 +44,7 @@ describe("properties", () => {
         expectExecutions(expected.run, observed.run);
         expectCallbacks(expected.run, observed.run);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -55,7 +56,7 @@ describe("properties", () => {
         expectOutcome(expected.run, observed.run, observed.providerError, false);
         expectEvents(expected.run, observed.run);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 

@@ -11,6 +11,7 @@ import {
 import { functionProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runs } from "./support/runs.js";
 
 const callArb = fc.record({
   name: fc.constantFrom("pay", "read", "missing"),
@@ -130,7 +131,7 @@ describe("resume properties", () => {
         expectInvariant(result.messages, result.status === "needs_approval");
         for (const id of executed) expect(plan.has(id)).toBe(true);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

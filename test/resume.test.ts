@@ -476,7 +476,8 @@ function child(
   return { done, process: proc };
 }
 
-describe("across processes", () => {
+// Child processes take seconds each; `npm run mutate` (which runs covering tests per mutant) leaves them out.
+describe.skipIf(process.env.TOLLGATE_MUTATION === "1")("across processes", () => {
   it("a second Node process resumes a state written to disk by the first", async () => {
     const dir = tempDir();
     const log = join(dir, "tools.log");

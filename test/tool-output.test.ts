@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toJsonOutput } from "../src/tool-output.js";
+import { runs } from "./support/runs.js";
 
 /** What the contract says a stored output is: JSON-normalised, `undefined` → `null`. */
 const viaJson = (value: unknown) => {
@@ -29,7 +30,7 @@ describe("toJsonOutput", () => {
           expect(stored(value)).toStrictEqual(expected);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -52,7 +53,7 @@ describe("toJsonOutput", () => {
           expect(json.ok).toBe(!threwJson);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
     expect(problemOf({ ids: [1n] })).toMatch(/a BigInt at output\.ids\[0\]/);
     expect(problemOf({ by: new Map() })).toMatch(/a Map .* at output\.by/);

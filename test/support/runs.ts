@@ -1,0 +1,6 @@
+/**
+ * How many runs a property makes: `n`, or a tenth of it (at least 50) under `npm run mutate`,
+ * which runs the covering tests once per mutant; a tenth still kills what the property can.
+ */
+export const runs = (n: number): number =>
+  process.env.TOLLGATE_MUTATION === "1" ? Math.max(50, Math.ceil(n / 10)) : n;
