@@ -896,6 +896,33 @@ describe("leases: one live owner per run", () => {
     expect(modelCalls).toEqual(["stale", "takeover"]);
   });
 
+  it("a run whose lease renewal is refused stops at once with StoreError (another process took it over)", async () => {
+    const inner = memoryRunStore({ leaseMs: 30 });
+    const store: RunStore = { ...inner, renew: async () => false };
+    let settled = false;
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "slow" }] }, { text: "x" }]),
+      tools: [
+        tool({
+          name: "slow",
+          input: z.object({}),
+          execute: (_a, ctx) =>
+            new Promise((resolve) =>
+              ctx.signal.addEventListener("abort", () => {
+                settled = true;
+                resolve("stopped");
+              }),
+            ),
+        }),
+      ],
+      store,
+    });
+    const error = await loop.run("go").catch((e) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toMatch(/lost its lease/);
+    expect(settled).toBe(true); // the tool's signal aborted with the run
+  });
+
   it("checkpoints list pending calls with digests", async () => {
     const store = memoryRunStore();
     let checkpoint: unknown;
