@@ -1091,7 +1091,7 @@ describe("what a mutation audit found untested", () => {
       async *stream() {
         try {
           yield { type: "text-delta" as const, text: "a" };
-          await sleep(1_000);
+          await sleep(50);
           yield { type: "text-delta" as const, text: "b" };
         } finally {
           closed = true;
