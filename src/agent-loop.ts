@@ -299,6 +299,9 @@ export class AgentLoop<Deps = unknown> {
       emit: (event) => {
         if (!signal.aborted) deliver(event);
       },
+      get listening() {
+        return sink !== undefined || bus.listening;
+      },
       ...runWrites(() => run, this.#options),
     };
     const first = resumed && (() => resumed.first(run));

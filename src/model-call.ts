@@ -25,7 +25,7 @@ export async function callModel<Deps>(
     for (const given of responseToParts(response)) {
       const part = checkStreamPart(provider.name, given);
       assembler.add(part);
-      const event = deltaEvent(run.runId, step, part);
+      const event = run.listening && deltaEvent(run.runId, step, part);
       if (event) run.emit(event);
     }
     return assembler.close();
@@ -39,7 +39,7 @@ export async function callModel<Deps>(
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);
-      const event = deltaEvent(run.runId, step, part);
+      const event = run.listening && deltaEvent(run.runId, step, part);
       if (event) run.emit(event);
     }
     finished = true;

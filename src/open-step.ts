@@ -56,7 +56,7 @@ export function finishStep<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): v
   run.openStep = undefined;
   if (run.steps.length > step.index) run.steps[step.index] = record;
   else run.steps.push(record);
-  run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
+  if (run.listening) run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
 }
 
 /** The step as a record: a copy, so later changes to the open step do not reach it. */

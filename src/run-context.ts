@@ -36,6 +36,8 @@ export interface RunContext<Deps> {
   openStep: (() => StepRecord) | undefined;
   /** Hands an event to the listeners (and to `stream()`'s reader). */
   emit(event: LoopEvent): void;
+  /** Whether anyone takes events now: hot paths skip building events nobody would get. */
+  readonly listening: boolean;
   /**
    * Writes the run as it stands (status "running") to the loop's `RunStore`, in order after
    * the writes before it; resolves once written, rejects with `StoreError` if this write or an

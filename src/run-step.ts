@@ -110,14 +110,15 @@ async function gateCalls<Deps>(
     };
     if (tool) slot.tool = tool;
     step.slots.push(slot);
-    run.emit({
-      type: "tool-call",
-      runId,
-      step: step.index,
-      toolCallId: part.id,
-      toolName: part.name,
-      rawArgs: part.args,
-    });
+    if (run.listening)
+      run.emit({
+        type: "tool-call",
+        runId,
+        step: step.index,
+        toolCallId: part.id,
+        toolName: part.name,
+        rawArgs: part.args,
+      });
     if (stop) {
       slot.record = {
         ...slot.record,
@@ -148,7 +149,7 @@ async function gateCalls<Deps>(
           ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
         };
     }
-    run.emit(decisionEvent(run, step.index, slot));
+    if (run.listening) run.emit(decisionEvent(run, step.index, slot));
     countFailure(run, slot);
   }
   return stop;

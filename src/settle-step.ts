@@ -48,7 +48,7 @@ export async function settleStep<Deps>(
         written = run.checkpoint();
         written.catch(() => {}); // awaited below; a failed write must not go unhandled meanwhile
       }
-      run.emit(resultEvent(run, step.index, slot.record, done.ms));
+      if (run.listening) run.emit(resultEvent(run, step.index, slot.record, done.ms));
     },
     halted: () => failure !== undefined,
   };

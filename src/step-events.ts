@@ -10,6 +10,7 @@ export function resultEvents<Deps>(
   step: OpenStep<Deps>,
   slots: CallSlot<Deps>[],
 ): void {
+  if (!run.listening) return;
   for (const slot of slots)
     if (slot.record.result) run.emit(resultEvent(run, step.index, slot.record, 0));
 }
