@@ -87,6 +87,7 @@ export async function planResume<Deps>(
   const open = state.steps[state.steps.length - 1];
   if (!open) throw new ResumeError("the state has no open step to resume");
   checkOpenStep(state, open);
+  checkCalls(state, open);
   const checked = checkDecisions(decisions as Record<string, unknown>);
   const step = openStepOf(options, open);
   const resolutions: Resolution<Deps>[] = [];
@@ -233,6 +234,22 @@ function checkOpenStep(state: RunState, open: StepRecord): void {
       "the state is damaged: its open step's calls are not the tool calls its transcript ends with",
     );
   }
+}
+
+/**
+ * The open step's calls must be ones a paused or running step can have: at least one call; a
+ * paused step waits on at least one; a call waiting for approval has its args.
+ */
+function checkCalls(state: RunState, open: StepRecord): void {
+  const damaged = (what: string) =>
+    new ResumeError(`the state is damaged: ${what}; tollgate never writes such a state`);
+  if (open.calls.length === 0) throw damaged("its open step has no tool calls");
+  const waiting = open.calls.filter((call) => call.verdict === "needs-approval" && !call.result);
+  if (state.status === "needs_approval" && waiting.length === 0) {
+    throw damaged("it waits for approval, but no call of its open step does");
+  }
+  const argless = waiting.find((call) => call.args === undefined);
+  if (argless) throw damaged(`call ${argless.toolCallId} waits for approval without its args`);
 }
 
 const callIds = (parts: StepRecord["response"]["parts"]) =>
