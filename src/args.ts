@@ -1,5 +1,6 @@
 import { messageOf, PolicyError } from "./errors.js";
 import { andThen, type MaybePromise } from "./maybe-promise.js";
+import { shortForm } from "./policy-call.js";
 import { formatIssues } from "./schema.js";
 import type { Tool } from "./tool.js";
 
@@ -57,7 +58,7 @@ export function argsFromValue(value: unknown, limits: ArgsLimits): ArgsText {
   } catch (error) {
     return fail("json", `they cannot be written as JSON (${messageOf(error)})`);
   }
-  if (text === undefined) return fail("json", `a ${typeof value} cannot be written as JSON`);
+  if (text === undefined) return fail("json", `${shortForm(value)} cannot be written as JSON`);
   return readArgsText(text, limits);
 }
 
@@ -95,7 +96,7 @@ export function checkArgs(tool: Tool<any>, args: unknown): MaybePromise<CheckedA
 function toChecked(tool: Tool<any>, result: unknown): CheckedArgs {
   if (typeof result !== "object" || result === null) {
     throw new PolicyError(
-      `the input schema of tool ${tool.name} answered ${typeof result}; a Standard Schema answers { value } or { issues }`,
+      `the input schema of tool ${tool.name} answered ${shortForm(result)}; a Standard Schema answers { value } or { issues }`,
       "input.validate",
       tool.name,
     );
@@ -162,13 +163,20 @@ function utf8Length(text: string, limit: number): number {
     const code = text.charCodeAt(i);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff) {
+    else if (isPair(text, i)) {
       bytes += 4;
       i++;
-    } else bytes += 3;
+    } else bytes += 3; // a lone surrogate is written as U+FFFD, 3 bytes
     if (bytes > limit) return bytes;
   }
   return bytes;
+}
+
+/** Whether the UTF-16 units at `i` and `i + 1` are a surrogate pair (one character, 4 bytes in UTF-8). */
+function isPair(text: string, i: number): boolean {
+  const high = text.charCodeAt(i);
+  const low = text.charCodeAt(i + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
 
 /** The deepest nesting of `{` and `[` outside strings, counted until it passes `limit`. */

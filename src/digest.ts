@@ -11,7 +11,6 @@ export function canonicalJson(value: unknown): string {
 function write(value: unknown, ancestors: Set<object>): string | undefined {
   switch (typeof value) {
     case "string":
-      return JSON.stringify(value);
     case "number":
     case "boolean":
       return JSON.stringify(value);

@@ -324,7 +324,7 @@ function readDecision(
   answer: unknown,
 ): { ok: true; value: NormalDecision | undefined } | { ok: false; problem: string } {
   if (answer === undefined) return { ok: true, value: undefined };
-  if (typeof answer === "string" && DECISIONS.has(answer)) {
+  if (DECISIONS.has(answer as string)) {
     return { ok: true, value: { decision: answer as NormalDecision["decision"] } };
   }
   const refuse = {
@@ -335,7 +335,7 @@ function readDecision(
   const keys = Object.keys(answer);
   if (keys.some((key) => key !== "decision" && key !== "reason")) return refuse;
   const { decision, reason } = answer;
-  if (typeof decision !== "string" || !DECISIONS.has(decision)) return refuse;
+  if (!DECISIONS.has(decision as string)) return refuse;
   if (reason !== undefined && typeof reason !== "string") return refuse;
   const value: NormalDecision = { decision: decision as NormalDecision["decision"] };
   if (reason !== undefined) value.reason = reason;
