@@ -81,6 +81,6 @@ export function shortForm(value: unknown): string {
     const text = JSON.stringify(value);
     return text === undefined ? typeof value : text.length > 80 ? `${text.slice(0, 77)}...` : text;
   } catch {
-    return `a ${typeof value} that cannot be shown`;
+    return `${typeof value === "object" ? "an" : "a"} ${typeof value} that cannot be shown`;
   }
 }

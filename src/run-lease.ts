@@ -18,7 +18,7 @@ export function keepLease(
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const schedule = () => {
-    timer = setTimeout(renew, Math.max(1, Math.floor(lease.ttlMs / 3)));
+    timer = setTimeout(renew, renewalDelay(lease.ttlMs));
     // A renewal timer alone must not keep a process alive (Node); other runtimes have no unref.
     (timer as { unref?: () => void }).unref?.();
   };
@@ -53,6 +53,13 @@ export function keepLease(
   schedule();
   return stop;
 }
+
+/** A third of the lease, at least 1 ms and at most what a timer can wait (about 24.8 days). */
+function renewalDelay(ttlMs: number): number {
+  return Math.min(MAX_TIMER_MS, Math.max(1, Math.floor(ttlMs / 3)));
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function asStoreError(error: unknown): StoreError {
   return error instanceof StoreError

@@ -42,7 +42,8 @@ export function storeCalls(store: RunStore): StoreCalls {
         (lease as RunLease).runId === runId &&
         Number.isSafeInteger(token) &&
         typeof ttlMs === "number" &&
-        ttlMs > 0;
+        ttlMs > 0 &&
+        Number.isFinite(ttlMs);
       if (!valid) {
         throw refused(
           "acquire",

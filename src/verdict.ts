@@ -54,8 +54,7 @@ export function readPreCallVerdict(
   }
   const verdict: Record<string, unknown> = {};
   for (const key of Object.keys(answer)) {
-    const expected = (PRE_CALL_KEYS as Record<string, KeyType>)[key];
-    if (!Object.hasOwn(PRE_CALL_KEYS, key) || expected === undefined) {
+    if (!Object.hasOwn(PRE_CALL_KEYS, key)) {
       const near = Object.hasOwn(PRE_CALL_ALIASES, key)
         ? PRE_CALL_ALIASES[key]
         : closest(key, Object.keys(PRE_CALL_KEYS));
@@ -65,6 +64,7 @@ export function readPreCallVerdict(
         problem: `returned a verdict with the unknown key \`${key}\`${hint}; a verdict has only ${keyList()}`,
       };
     }
+    const expected = PRE_CALL_KEYS[key as keyof PreToolCallVerdict];
     const value = answer[key];
     if (value === undefined) continue;
     if (!hasType(value, expected)) {
@@ -83,9 +83,13 @@ function kindOfAnswer(answer: unknown): string {
   if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
     return describeValue(answer);
   }
-  const name = (Object.getPrototypeOf(answer) as { constructor?: { name?: unknown } } | null)
-    ?.constructor?.name;
-  return `${typeof name === "string" && name ? `a ${name} instance` : "an object"} (not a plain object)`;
+  const name = (Object.getPrototypeOf(answer) as { constructor?: { name?: unknown } }).constructor
+    ?.name;
+  const described =
+    typeof name === "string" && name !== "" && name !== "Object"
+      ? `a ${name} instance`
+      : "an object with another object as its prototype";
+  return `${described} (not a plain object)`;
 }
 
 function hasType(value: unknown, expected: KeyType): boolean {
