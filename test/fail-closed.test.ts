@@ -20,8 +20,9 @@ import {
   tool,
 } from "tollgate";
 import { functionProvider, type ScriptedTurn, scriptedProvider } from "tollgate/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { collectUnhandledRejections } from "./support/unhandled.js";
 
 /** A payment tool whose schema transforms: the model sends euros, `execute` gets cents. */
 function payments() {
@@ -425,15 +426,7 @@ describe("fail closed on every malformed answer from user code", () => {
   });
 
   describe("a store that fails", () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    beforeEach(() => {
-      unhandled.length = 0;
-      process.on("unhandledRejection", onUnhandled);
-    });
-    afterEach(() => {
-      process.off("unhandledRejection", onUnhandled);
-    });
+    const unhandled = collectUnhandledRejections();
 
     it("a write failing while calls run in parallel rejects the run with StoreError, never an unhandled rejection", async () => {
       const inner = memoryRunStore();

@@ -15,7 +15,7 @@ import {
   tool,
 } from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { approvalDigest } from "../src/digest.js";
 import type { ResolvedOptions } from "../src/loop-options.js";
@@ -25,6 +25,7 @@ import { runWrites } from "../src/run-writes.js";
 import { sealState } from "../src/seal-state.js";
 import { snapshot } from "../src/snapshot.js";
 import type { StoreCalls } from "../src/store-calls.js";
+import { collectUnhandledRejections } from "./support/unhandled.js";
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 
@@ -285,15 +286,7 @@ const optionsWith = (store: StoreCalls | undefined, signingKey?: string) =>
   ({ store, signingKey }) as Partial<ResolvedOptions<unknown>> as ResolvedOptions<unknown>;
 
 describe("runWrites", () => {
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  beforeEach(() => {
-    unhandled.length = 0;
-    process.on("unhandledRejection", onUnhandled);
-  });
-  afterEach(() => {
-    process.off("unhandledRejection", onUnhandled);
-  });
+  const unhandled = collectUnhandledRejections();
 
   it("without a store writes nothing and resolves at once", async () => {
     const writes = runWrites(() => {

@@ -27,6 +27,7 @@ import {
   tool,
   toolset,
   UnknownToolError,
+  type Verdict,
 } from "tollgate";
 import { functionProvider } from "tollgate/testing";
 import { expect } from "vitest";
@@ -814,15 +815,6 @@ function answer<K>(given: Answer<K>, value: (kind: K) => unknown): unknown {
 // ---------------------------------------------------------------------------------------------
 
 type ErrorClass = abstract new (...args: never[]) => Error;
-type Verdict =
-  | "allow"
-  | "deny"
-  | "needs-approval"
-  | "block"
-  | "result"
-  | "stop"
-  | "invalid"
-  | "unavailable";
 
 /** What the oracle says about one call in one phase (the run, or the resume). */
 export interface ExpectedCall {
