@@ -1,26 +1,26 @@
 import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
-import { freezeEvent } from "./freeze-event.js";
+import { freezeEvent } from "./loop/freeze-event.js";
+import type { StepOutcome } from "./loop/open-step.js";
+import type { RunContext } from "./loop/run-context.js";
+import { runLoop } from "./loop/run-loop.js";
+import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { zeroUsage } from "./messages.js";
-import type { StepOutcome } from "./open-step.js";
-import { checkKeys } from "./option-keys.js";
-import { raceSignal } from "./race-signal.js";
-import { recentIds } from "./recent-ids.js";
-import type { ApprovalDecisions, StateSource } from "./resume.js";
-import { planResume } from "./resume.js";
-import type { RunContext } from "./run-context.js";
-import { keepLease } from "./run-lease.js";
-import { runLoop } from "./run-loop.js";
 import type { RunResult } from "./run-result.js";
-import type { RunState } from "./run-state.js";
-import type { RunLease } from "./run-store.js";
-import { runWrites } from "./run-writes.js";
-import type { StoreCalls } from "./store-calls.js";
-import { noteUnsettledCalls } from "./unsettled-calls.js";
+import { recentIds } from "./state/recent-ids.js";
+import type { ApprovalDecisions, StateSource } from "./state/resume-plan.js";
+import { planResume } from "./state/resume-plan.js";
+import { keepLease } from "./state/run-lease.js";
+import type { RunState } from "./state/run-state.js";
+import type { RunLease } from "./state/run-store.js";
+import { runWrites } from "./state/run-writes.js";
+import type { StoreCalls } from "./state/store-calls.js";
+import { checkKeys } from "./util/option-keys.js";
+import { raceSignal } from "./util/race-signal.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {

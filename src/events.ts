@@ -2,7 +2,7 @@ import EventEmitter from "eventemitter3";
 import type { ToolCall, Usage } from "./messages.js";
 import type { FinishReason, ModelResponse } from "./provider.js";
 import type { RunResult } from "./run-result.js";
-import type { RunStatus } from "./run-state.js";
+import type { RunStatus } from "./state/run-state.js";
 import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */

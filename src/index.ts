@@ -1,8 +1,5 @@
 export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
-export type { ArgsLimits } from "./args.js";
-export type { ProviderDefinition } from "./define-provider.js";
-export { defineProvider } from "./define-provider.js";
 export {
   DuplicateToolError,
   HookError,
@@ -36,6 +33,9 @@ export type {
   Usage,
 } from "./messages.js";
 export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./policy.js";
+export type { ProviderDefinition } from "./provider/define-provider.js";
+export { defineProvider } from "./provider/define-provider.js";
+export { collectResponse } from "./provider/response-assembler.js";
 export type {
   FinishReason,
   ModelRequest,
@@ -45,24 +45,13 @@ export type {
   Provider,
   ProviderCallOptions,
 } from "./provider.js";
-export { collectResponse } from "./response-assembler.js";
-export type { ApprovalDecision, ApprovalDecisions } from "./resume.js";
 export type { RunResult } from "./run-result.js";
-export type { DeniedCall, RunState, RunStatus } from "./run-state.js";
-export { RUN_STATE_VERSION } from "./run-state.js";
-export type { RunLease, RunStore, RunStoreOptions } from "./run-store.js";
-export { memoryRunStore } from "./run-store.js";
-export type {
-  InferInput,
-  InferOutput,
-  JsonSchema,
-  JsonSchemaValidator,
-  SchemaIssue,
-  StandardSchema,
-  ValidationResult,
-} from "./schema.js";
-export { jsonSchema } from "./schema.js";
-export { RUN_STATE_SCHEMA } from "./state-schema.js";
+export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";
+export type { DeniedCall, RunState, RunStatus } from "./state/run-state.js";
+export { RUN_STATE_VERSION } from "./state/run-state.js";
+export type { RunLease, RunStore, RunStoreOptions } from "./state/run-store.js";
+export { memoryRunStore } from "./state/run-store.js";
+export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
 export type {
   CallRecord,
   DecidedBy,
@@ -71,6 +60,17 @@ export type {
   UnsettledCall,
   Verdict,
 } from "./step-record.js";
-export type { NeedsApproval, Tool, ToolContext, ToolDefinition } from "./tool.js";
-export { tool, withMaxRetries } from "./tool.js";
-export { Toolset, toolset } from "./toolset.js";
+export type { ArgsLimits } from "./tools/args.js";
+export type {
+  InferInput,
+  InferOutput,
+  JsonSchema,
+  JsonSchemaValidator,
+  SchemaIssue,
+  StandardSchema,
+  ValidationResult,
+} from "./tools/schema.js";
+export { jsonSchema } from "./tools/schema.js";
+export type { NeedsApproval, Tool, ToolContext, ToolDefinition } from "./tools/tool.js";
+export { tool, withMaxRetries } from "./tools/tool.js";
+export { Toolset, toolset } from "./tools/toolset.js";

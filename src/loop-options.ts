@@ -1,17 +1,17 @@
-import type { ArgsLimits } from "./args.js";
-import { DEFAULT_ARGS_LIMITS } from "./args.js";
 import type { ListenerErrorHandler, LoopListener } from "./events.js";
 import type { PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
-import { checkKeys, isPlainObject, kindOf } from "./option-keys.js";
 import type { LoopPolicy } from "./policy.js";
 import type { ModelSettings, Provider } from "./provider.js";
-import type { RunStore } from "./run-store.js";
-import { RUN_STORE_METHODS } from "./run-store.js";
-import type { StoreCalls } from "./store-calls.js";
-import { storeCalls } from "./store-calls.js";
-import type { Tool } from "./tool.js";
-import { Toolset } from "./toolset.js";
+import type { RunStore } from "./state/run-store.js";
+import { RUN_STORE_METHODS } from "./state/run-store.js";
+import type { StoreCalls } from "./state/store-calls.js";
+import { storeCalls } from "./state/store-calls.js";
+import type { ArgsLimits } from "./tools/args.js";
+import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
+import type { Tool } from "./tools/tool.js";
+import { Toolset } from "./tools/toolset.js";
+import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
 
 /** What `new AgentLoop()` takes. Only `provider` is required. */
 export interface AgentLoopOptions<Deps = unknown> {

@@ -1,7 +1,7 @@
 import type { ToolCall } from "./messages.js";
 import type { ModelRequest } from "./provider.js";
-import type { Tool, ToolContext } from "./tool.js";
-import type { Toolset } from "./toolset.js";
+import type { Tool, ToolContext } from "./tools/tool.js";
+import type { Toolset } from "./tools/toolset.js";
 
 /** The policy's answer for one call; `undefined` defers to the default (the tool's `needsApproval`, then ALLOW). */
 export type Decision =

@@ -1,6 +1,6 @@
 import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
-import type { RunState, RunStatus } from "./run-state.js";
+import type { RunState, RunStatus } from "./state/run-state.js";
 import type { PendingApproval, StepRecord } from "./step-record.js";
 
 /** What `run()` resolves with for every normal ending. */

@@ -9,7 +9,7 @@ import {
 } from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
-import { argsFromValue, checkArgs, parseArgs, readArgsText } from "../src/args.js";
+import { argsFromValue, checkArgs, parseArgs, readArgsText } from "../src/tools/args.js";
 import { runs } from "./support/runs.js";
 
 /** A tool whose input schema answers with whatever `validate` gives (garbage included). */

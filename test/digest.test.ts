@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { approvalDigest, canonicalJson, hmacHex, sameHex, sha256Hex } from "../src/digest.js";
+import { approvalDigest, canonicalJson, hmacHex, sameHex, sha256Hex } from "../src/state/digest.js";
 import { runs } from "./support/runs.js";
 
 /** A copy of JSON data with object keys inserted in sorted order (reversed, with `reverse`). */

@@ -14,8 +14,8 @@ import {
 import { type ScriptedToolCall, scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DEFAULT_ARGS_LIMITS } from "../src/args.js";
-import { type GateInput, gate } from "../src/gate.js";
+import { type GateInput, gate } from "../src/gate/gate.js";
+import { DEFAULT_ARGS_LIMITS } from "../src/tools/args.js";
 
 /**
  * The gate's edges a mutation run found untested: the messages the model reads for calls that

@@ -6,7 +6,7 @@
  */
 import { PolicyError } from "tollgate";
 import { describe, expect, it } from "vitest";
-import { callPolicy, readBoolean, shortForm } from "../src/policy-call.js";
+import { callPolicy, readBoolean, shortForm } from "../src/util/policy-call.js";
 
 /** A reader that accepts numbers and refuses anything else. */
 const readNumber = (answer: unknown) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recentIds } from "../src/recent-ids.js";
+import { recentIds } from "../src/state/recent-ids.js";
 
 describe("recentIds (the memory of resumed states of a loop without a store)", () => {
   it("refuses an id it remembers, and forgets the oldest past its bound", () => {

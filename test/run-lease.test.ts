@@ -6,8 +6,8 @@
 import { getEventListeners } from "node:events";
 import { type RunLease, StoreError } from "tollgate";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { keepLease } from "../src/run-lease.js";
-import type { StoreCalls } from "../src/store-calls.js";
+import { keepLease } from "../src/state/run-lease.js";
+import type { StoreCalls } from "../src/state/store-calls.js";
 
 const lease: RunLease = { runId: "r1", token: 4, ttlMs: 300 };
 

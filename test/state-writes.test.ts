@@ -17,14 +17,14 @@ import {
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { approvalDigest } from "../src/digest.js";
+import type { RunContext } from "../src/loop/run-context.js";
 import type { ResolvedOptions } from "../src/loop-options.js";
-import type { RunContext } from "../src/run-context.js";
-import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "../src/run-state.js";
-import { runWrites } from "../src/run-writes.js";
-import { sealState } from "../src/seal-state.js";
-import { snapshot } from "../src/snapshot.js";
-import type { StoreCalls } from "../src/store-calls.js";
+import { approvalDigest } from "../src/state/digest.js";
+import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "../src/state/run-state.js";
+import { runWrites } from "../src/state/run-writes.js";
+import { sealState } from "../src/state/seal-state.js";
+import { snapshot } from "../src/state/snapshot.js";
+import type { StoreCalls } from "../src/state/store-calls.js";
 import { collectUnhandledRejections } from "./support/unhandled.js";
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };

@@ -5,7 +5,7 @@
  */
 import { memoryRunStore, type RunLease, type RunState, type RunStore, StoreError } from "tollgate";
 import { describe, expect, it } from "vitest";
-import { storeCalls } from "../src/store-calls.js";
+import { storeCalls } from "../src/state/store-calls.js";
 
 /** A working memory store with some methods replaced. */
 const storeWith = (overrides: Partial<Record<keyof RunStore, unknown>>): RunStore =>

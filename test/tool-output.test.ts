@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toJsonOutput } from "../src/tool-output.js";
+import { toJsonOutput } from "../src/tools/tool-output.js";
 import { runs } from "./support/runs.js";
 
 /** What the contract says a stored output is: JSON-normalised, `undefined` → `null`. */

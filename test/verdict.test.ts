@@ -7,7 +7,7 @@ import { AgentLoop, HookError, tool } from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readPreCallVerdict } from "../src/verdict.js";
+import { readPreCallVerdict } from "../src/gate/verdict.js";
 
 const KEYS = "`stop`, `stopReason`, `block`, `confirm`, `args`, `result`";
 

@@ -18,7 +18,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { RunLease, RunState, RunStore, RunStoreOptions } from "tollgate";
 // The core entry does not export leaseMsOf (yet); this pure helper is bundled into the entry.
-import { leaseMsOf } from "../run-store.js";
+import { leaseMsOf } from "../state/run-store.js";
 import { codeOf, createExclusive, syncFolder, writeFileDurably } from "./durable-file.js";
 import { withFileLock } from "./file-lock.js";
 import { fileNameOf } from "./file-names.js";

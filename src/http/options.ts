@@ -1,4 +1,4 @@
-import { checkKeys, isPlainObject, kindOf } from "../option-keys.js";
+import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
 
 /** Says what is wrong with one option's value (`"must be …, got …"`), or `undefined` when it is fine. */
 export type OptionRule = (value: unknown) => string | undefined;

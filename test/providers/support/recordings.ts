@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { collectResponse } from "../../../src/provider/response-assembler.js";
 import type {
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
   Provider,
 } from "../../../src/provider.js";
-import { collectResponse } from "../../../src/response-assembler.js";
 import type { ReplayAnswer } from "../../support/replay-server.js";
 import { parseYaml } from "./vcr-yaml.js";
 

@@ -1,0 +1,348 @@
+import { HookError, messageOf } from "../errors.js";
+import type { PreToolCallHook, PreToolCallVerdict } from "../hooks.js";
+import type { AssistantPart, ToolCall } from "../messages.js";
+import type { LoopPolicy } from "../policy.js";
+import type { DeniedCall } from "../state/run-state.js";
+import type { DecidedBy } from "../step-record.js";
+import type { ArgsLimits } from "../tools/args.js";
+import { argsFromValue, checkArgs, parseArgs } from "../tools/args.js";
+import type { Tool, ToolContext } from "../tools/tool.js";
+import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { isPlainObject } from "../util/option-keys.js";
+import { callPolicy, readBoolean, shortForm } from "../util/policy-call.js";
+import { readPreCallVerdict } from "./verdict.js";
+
+/** A tool-call part as the model sent it. */
+export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
+
+/** What the gate decided for one call, and who decided it. */
+export type GateOutcome =
+  | { kind: "unavailable"; by: "default"; message: string }
+  | { kind: "invalid"; by: "schema"; message: string }
+  | ({ kind: "stop"; reason?: string } & Judged)
+  | ({ kind: "block"; message: string } & Judged)
+  | ({ kind: "result"; output: unknown } & Judged)
+  | ({ kind: "deny"; reason?: string } & Judged)
+  | ({ kind: "needs-approval"; reason?: string } & Judged)
+  | ({ kind: "allow"; reason?: string; parsed: unknown } & Judged);
+
+/**
+ * A call whose args were read and validated: who decided, and the call (frozen) with its
+ * final args in the model's form. An allowed call also carries `parsed`, the schema's output
+ * for those args: what `execute` gets.
+ */
+interface Judged {
+  by: DecidedBy;
+  call: ToolCall;
+}
+
+/** Everything the gate needs to judge one call. */
+export interface GateInput<Deps> {
+  part: ToolCallPart;
+  /** The tool, when it is callable in this step. */
+  tool: Tool<Deps> | undefined;
+  /** Names of the tools callable in this step, for the "not available" message. */
+  callable: readonly string[];
+  step: number;
+  hooks: readonly PreToolCallHook<Deps>[];
+  policy: LoopPolicy<Deps>;
+  deps: Deps;
+  provider: { name: string; model: string };
+  argsLimits: ArgsLimits;
+  /** The context the tool would run with, for `needsApproval`. */
+  context: (tool: Tool<Deps>) => ToolContext<Deps>;
+  /** The earlier refusal of this exact call, when refusals are remembered. */
+  refused: (call: ToolCall) => DeniedCall | undefined;
+}
+
+/**
+ * Judges one call: callable? → args read and validated → hook chain → an earlier human
+ * refusal of the same call → decision. Synchronous while every hook, schema and policy
+ * answers synchronously. Throws (or rejects with) `HookError` when a hook throws, answers
+ * with something that is not a verdict, or rewrites args into something the schema rejects,
+ * and `PolicyError` when the policy or `needsApproval` does the like.
+ */
+export function gate<Deps>(input: GateInput<Deps>): MaybePromise<GateOutcome> {
+  const { part, tool } = input;
+  if (!tool) return unavailable(part.name, input.callable);
+  return andThen(
+    parseArgs(tool, part.args, input.argsLimits),
+    (read): MaybePromise<GateOutcome> =>
+      read.ok
+        ? dispatch(input, tool, { args: read.args, parsed: read.parsed }, 0)
+        : { kind: "invalid", by: "schema", message: read.message },
+  );
+}
+
+function unavailable(name: string, callable: readonly string[]): GateOutcome {
+  const tools = `the tools you can call are: ${callable.join(", ") || "none"}`;
+  const message =
+    name === ""
+      ? `the call came without a tool name; ${tools}`
+      : `tool ${name} is not available in this step; ${tools}`;
+  return { kind: "unavailable", by: "default", message };
+}
+
+/** The chain so far: the args as the hooks left them (model form), their parsed form, the last `confirm`. */
+interface Chain {
+  args: unknown;
+  parsed: unknown;
+  confirm?: { value: boolean; by: DecidedBy };
+}
+
+/** Runs hook `index` and the ones after it, then the decision (one function, koa-compose style). */
+function dispatch<Deps>(
+  input: GateInput<Deps>,
+  tool: Tool<Deps>,
+  chain: Chain,
+  index: number,
+): MaybePromise<GateOutcome> {
+  for (; index < input.hooks.length; index++) {
+    const verdict = runHook(input, index, chain.args);
+    const next = index + 1;
+    if (isPromise(verdict)) {
+      return verdict.then((settled) =>
+        andThen(
+          applyVerdict(input, tool, chain, index, settled),
+          (ended) => ended ?? dispatch(input, tool, chain, next),
+        ),
+      );
+    }
+    const applied = applyVerdict(input, tool, chain, index, verdict);
+    if (isPromise(applied)) {
+      return applied.then((ended) => ended ?? dispatch(input, tool, chain, next));
+    }
+    if (applied) return applied;
+  }
+  const call = callOf(input.part, chain.args);
+  const refused = input.refused(call);
+  if (refused) {
+    const because = refused.reason === undefined ? "" : ` (${refused.reason})`;
+    return {
+      kind: "deny",
+      by: "approval",
+      call,
+      reason: `already refused in this run${because}; do not ask for it again`,
+    };
+  }
+  return decide(input, tool, chain, call);
+}
+
+/** The call as everything outside `execute` sees it: frozen, args in the model's form. */
+function callOf(part: ToolCallPart, args: unknown): ToolCall {
+  return Object.freeze({ id: part.id, name: part.name, args, rawArgs: part.args });
+}
+
+/** "pre-call hook 1 (preToolCall[1])": which hook, counted as the loop's array counts. */
+export const hookName = (index: number) => `pre-call hook ${index} (preToolCall[${index}])`;
+
+/** Calls a hook and reads its verdict; a throw, a rejection or a malformed verdict becomes `HookError`. */
+function runHook<Deps>(
+  input: GateInput<Deps>,
+  index: number,
+  args: unknown,
+): MaybePromise<PreToolCallVerdict | undefined> {
+  const { part } = input;
+  let answer: unknown;
+  let later: boolean;
+  try {
+    answer = input.hooks[index]!({
+      name: part.name,
+      args,
+      toolCallId: part.id,
+      step: input.step,
+      provider: input.provider.name,
+      model: input.provider.model,
+      deps: input.deps,
+    });
+    later = isPromise(answer); // reads `then`, which a verdict's getter may make throw
+  } catch (error) {
+    throw hookThrew(index, part, error);
+  }
+  if (later) {
+    return Promise.resolve(answer).then(
+      (settled) => verdictOf(index, part, settled),
+      (error: unknown) => {
+        throw hookThrew(index, part, error);
+      },
+    );
+  }
+  return verdictOf(index, part, answer);
+}
+
+function verdictOf(
+  index: number,
+  part: ToolCallPart,
+  answer: unknown,
+): PreToolCallVerdict | undefined {
+  let read: ReturnType<typeof readPreCallVerdict>;
+  try {
+    read = readPreCallVerdict(answer);
+  } catch (error) {
+    throw hookThrew(index, part, error); // a getter on the verdict threw
+  }
+  if (read.ok) return read.verdict;
+  throw new HookError(
+    `${hookName(index)} ${read.problem} (tool ${part.name}); the call did not run`,
+    index,
+    part.name,
+    part.id,
+  );
+}
+
+function hookThrew(index: number, part: ToolCallPart, error: unknown): HookError {
+  return new HookError(
+    `${hookName(index)} threw on tool ${part.name}: ${messageOf(error)}`,
+    index,
+    part.name,
+    part.id,
+    { cause: error },
+  );
+}
+
+/**
+ * Applies one hook's verdict: an outcome when it ends the chain (stop > block > result),
+ * `undefined` when the chain goes on (after taking its `args` and `confirm`).
+ */
+function applyVerdict<Deps>(
+  input: GateInput<Deps>,
+  tool: Tool<Deps>,
+  chain: Chain,
+  index: number,
+  verdict: PreToolCallVerdict | undefined,
+): MaybePromise<GateOutcome | undefined> {
+  if (!verdict) return undefined;
+  const by: DecidedBy = `hook:${index}`;
+  if (verdict.stop) {
+    const stop: GateOutcome = { kind: "stop", by, call: callOf(input.part, chain.args) };
+    if (verdict.stopReason !== undefined) stop.reason = verdict.stopReason;
+    return stop;
+  }
+  if (verdict.block !== undefined && verdict.block !== false) {
+    const message =
+      typeof verdict.block === "string" && verdict.block !== ""
+        ? verdict.block
+        : `the call to ${tool.name} was blocked`;
+    return { kind: "block", by, call: callOf(input.part, chain.args), message };
+  }
+  if (verdict.result !== undefined) {
+    return { kind: "result", by, call: callOf(input.part, chain.args), output: verdict.result };
+  }
+  if (verdict.confirm !== undefined) chain.confirm = { value: verdict.confirm, by };
+  if (verdict.args === undefined) return undefined;
+  const rejected = (problem: string) =>
+    new HookError(
+      `${hookName(index)} rewrote the args of ${tool.name} into args ${problem}; the call did not run`,
+      index,
+      tool.name,
+      input.part.id,
+    );
+  const rewritten = argsFromValue(verdict.args, input.argsLimits);
+  if (!rewritten.ok) throw rejected(`that are not JSON args: ${rewritten.message}`);
+  return andThen(checkArgs(tool, rewritten.args), (checked) => {
+    if (!checked.ok) throw rejected(`its schema rejects: ${checked.message}`);
+    chain.args = rewritten.args;
+    chain.parsed = checked.parsed;
+    return undefined;
+  });
+}
+
+/** The decision: policy DENY, else the last hook `confirm`, else the policy, else the tool, else ALLOW. */
+function decide<Deps>(
+  input: GateInput<Deps>,
+  tool: Tool<Deps>,
+  chain: Chain,
+  call: ToolCall,
+): MaybePromise<GateOutcome> {
+  const { decideToolCall } = input.policy;
+  const { confirm, parsed } = chain;
+  if (!decideToolCall && confirm) return hookConfirm(confirm, call, parsed);
+  const { needsApproval } = tool;
+  const needed =
+    typeof needsApproval === "function"
+      ? callPolicy(
+          "needsApproval",
+          tool.name,
+          () => needsApproval(call.args, input.context(tool)),
+          readBoolean,
+        )
+      : needsApproval;
+  return andThen(needed, (needed) => {
+    if (!decideToolCall) return defaultDecision(needed, call, parsed);
+    const answer = callPolicy(
+      "decideToolCall",
+      tool.name,
+      () =>
+        decideToolCall.call(input.policy, {
+          call,
+          tool,
+          needsApproval: needed,
+          step: input.step,
+          deps: input.deps,
+        }),
+      readDecision,
+    );
+    return andThen(answer, (decision) => {
+      if (decision?.decision === "DENY") {
+        return withReason({ kind: "deny", by: "policy", call }, decision.reason);
+      }
+      if (confirm) return hookConfirm(confirm, call, parsed);
+      if (decision?.decision === "ALLOW") {
+        return withReason({ kind: "allow", by: "policy", call, parsed }, decision.reason);
+      }
+      if (decision) {
+        return withReason({ kind: "needs-approval", by: "policy", call }, decision.reason);
+      }
+      return defaultDecision(needed, call, parsed);
+    });
+  });
+}
+
+function defaultDecision(needsApproval: boolean, call: ToolCall, parsed: unknown): GateOutcome {
+  return needsApproval
+    ? { kind: "needs-approval", by: "tool", call }
+    : { kind: "allow", by: "default", call, parsed };
+}
+
+function hookConfirm(
+  confirm: { value: boolean; by: DecidedBy },
+  call: ToolCall,
+  parsed: unknown,
+): GateOutcome {
+  return confirm.value
+    ? { kind: "needs-approval", by: confirm.by, call }
+    : { kind: "allow", by: confirm.by, call, parsed };
+}
+
+type NormalDecision = { decision: "ALLOW" | "DENY" | "NEEDS_APPROVAL"; reason?: string };
+
+const DECISIONS = new Set(["ALLOW", "DENY", "NEEDS_APPROVAL"]);
+const ANSWERS = '"ALLOW", "DENY", "NEEDS_APPROVAL", { decision, reason? } or undefined';
+
+/** Reads `decideToolCall`'s answer: one of the documented forms, or a problem. */
+function readDecision(
+  answer: unknown,
+): { ok: true; value: NormalDecision | undefined } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, value: undefined };
+  if (DECISIONS.has(answer as string)) {
+    return { ok: true, value: { decision: answer as NormalDecision["decision"] } };
+  }
+  const refuse = {
+    ok: false as const,
+    problem: `returned ${shortForm(answer)}; return ${ANSWERS}`,
+  };
+  if (!isPlainObject(answer)) return refuse;
+  const keys = Object.keys(answer);
+  if (keys.some((key) => key !== "decision" && key !== "reason")) return refuse;
+  const { decision, reason } = answer;
+  if (!DECISIONS.has(decision as string)) return refuse;
+  if (reason !== undefined && typeof reason !== "string") return refuse;
+  const value: NormalDecision = { decision: decision as NormalDecision["decision"] };
+  if (reason !== undefined) value.reason = reason;
+  return { ok: true, value };
+}
+
+function withReason<T extends GateOutcome>(outcome: T, reason: string | undefined): T {
+  if (reason !== undefined) (outcome as { reason?: string }).reason = reason;
+  return outcome;
+}

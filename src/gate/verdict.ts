@@ -1,0 +1,116 @@
+import { describeValue } from "../errors.js";
+import type { PreToolCallVerdict } from "../hooks.js";
+import { closest, isPlainObject } from "../util/option-keys.js";
+
+/** What a verdict key may hold; `undefined` always means "not given". */
+type KeyType = "boolean" | "string" | "boolean | string" | "any";
+
+const PRE_CALL_KEYS: Readonly<Record<keyof PreToolCallVerdict, KeyType>> = {
+  stop: "boolean",
+  stopReason: "string",
+  block: "boolean | string",
+  confirm: "boolean",
+  args: "any",
+  result: "any",
+};
+
+/** Words other libraries (or a slip of the mind) use for a verdict key, mapped to ours. */
+const PRE_CALL_ALIASES: Readonly<Record<string, string>> = {
+  deny: "block",
+  denied: "block",
+  blocked: "block",
+  reject: "block",
+  rejected: "block",
+  skip: "block",
+  abort: "stop",
+  halt: "stop",
+  reason: "stopReason",
+  approve: "confirm",
+  approval: "confirm",
+  needsApproval: "confirm",
+  ask: "confirm",
+  input: "args",
+  arguments: "args",
+  output: "result",
+  value: "result",
+  decision: "block or confirm (a policy decision belongs in policy.decideToolCall)",
+};
+
+/**
+ * Reads a pre-call hook's answer, failing closed: `undefined` (no opinion) or a plain object
+ * whose keys are all known and hold their documented types. Anything else — `null`, an array,
+ * `{ deny: true }`, `{ confirm: "yes" }` — is a problem named in the returned text, never a
+ * verdict that lets a call through. Only own keys are read, once, into a fresh object.
+ */
+export function readPreCallVerdict(
+  answer: unknown,
+): { ok: true; verdict: PreToolCallVerdict | undefined } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, verdict: undefined };
+  if (!isPlainObject(answer)) {
+    return {
+      ok: false,
+      problem: `returned ${kindOfAnswer(answer)}; return undefined or a plain verdict object with ${keyList()}`,
+    };
+  }
+  const verdict: Record<string, unknown> = {};
+  for (const key of Object.keys(answer)) {
+    if (!Object.hasOwn(PRE_CALL_KEYS, key)) {
+      const near = Object.hasOwn(PRE_CALL_ALIASES, key)
+        ? PRE_CALL_ALIASES[key]
+        : closest(key, Object.keys(PRE_CALL_KEYS));
+      const hint = near ? ` (did you mean ${near}?)` : "";
+      return {
+        ok: false,
+        problem: `returned a verdict with the unknown key \`${key}\`${hint}; a verdict has only ${keyList()}`,
+      };
+    }
+    const expected = PRE_CALL_KEYS[key as keyof PreToolCallVerdict];
+    const value = answer[key];
+    if (value === undefined) continue;
+    if (!hasType(value, expected)) {
+      return {
+        ok: false,
+        problem: `returned \`${key}: ${shown(value)}\`; \`${key}\` must be ${expected === "boolean | string" ? "a boolean or a string" : `a ${expected}`}`,
+      };
+    }
+    verdict[key] = value;
+  }
+  return { ok: true, verdict: verdict as PreToolCallVerdict };
+}
+
+/** "null", "array", "a Verdict instance (not a plain object)", … */
+function kindOfAnswer(answer: unknown): string {
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+    return describeValue(answer);
+  }
+  const name = (Object.getPrototypeOf(answer) as { constructor?: { name?: unknown } }).constructor
+    ?.name;
+  const described =
+    typeof name === "string" && name !== "" && name !== "Object"
+      ? `a ${name} instance`
+      : "an object with another object as its prototype";
+  return `${described} (not a plain object)`;
+}
+
+function hasType(value: unknown, expected: KeyType): boolean {
+  switch (expected) {
+    case "any":
+      return true;
+    case "boolean | string":
+      return typeof value === "boolean" || typeof value === "string";
+    default:
+      return typeof value === expected;
+  }
+}
+
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value !== "object") return String(value);
+  return describeValue(value);
+}
+
+function keyList(): string {
+  return Object.keys(PRE_CALL_KEYS)
+    .map((key) => `\`${key}\``)
+    .join(", ");
+}

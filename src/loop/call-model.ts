@@ -1,0 +1,74 @@
+import type { LoopEvent } from "../events.js";
+import { responseToParts } from "../provider/define-provider.js";
+import { checkResponse, checkStreamPart } from "../provider/provider-parts.js";
+import { ResponseAssembler } from "../provider/response-assembler.js";
+import type { ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
+import type { RunContext } from "./run-context.js";
+
+/**
+ * Calls the model for one step: consumes the provider's stream when it has one (a provider
+ * with only `generate` is replayed as one burst of parts), yields the deltas as events, and
+ * returns the assembled response.
+ */
+export async function callModel<Deps>(
+  run: RunContext<Deps>,
+  request: ModelRequest,
+  step: number,
+): Promise<ModelResponse> {
+  const { provider } = run.options;
+  const options = { signal: run.signal };
+  const assembler = new ResponseAssembler();
+  if (!provider.stream) {
+    const response = await provider.generate(request, options);
+    run.signal.throwIfAborted();
+    checkResponse(provider.name, response);
+    for (const given of responseToParts(response)) {
+      const part = checkStreamPart(provider.name, given);
+      assembler.add(part);
+      const event = run.listening && deltaEvent(run.runId, step, part);
+      if (event) run.emit(event);
+    }
+    return assembler.close();
+  }
+  const parts = provider.stream(request, options)[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await parts.next();
+      run.signal.throwIfAborted();
+      if (next.done) break;
+      const part = checkStreamPart(provider.name, next.value);
+      assembler.add(part);
+      const event = run.listening && deltaEvent(run.runId, step, part);
+      if (event) run.emit(event);
+    }
+    finished = true;
+  } finally {
+    // Abandoned early (abort, or the consumer stopped): let the provider close its stream.
+    if (!finished) parts.return?.()?.catch?.(() => {});
+  }
+  return assembler.close();
+}
+
+function deltaEvent(runId: string, step: number, part: ModelStreamPart): LoopEvent | undefined {
+  switch (part.type) {
+    case "text-delta":
+      return { type: "text-delta", runId, step, text: part.text };
+    case "reasoning-delta":
+      return { type: "reasoning-delta", runId, step, text: part.text };
+    case "tool-call-delta": {
+      const event: LoopEvent = {
+        type: "tool-call-delta",
+        runId,
+        step,
+        index: part.index,
+        argsDelta: part.argsDelta,
+      };
+      if (part.id !== undefined) event.id = part.id;
+      if (part.name !== undefined) event.name = part.name;
+      return event;
+    }
+    default:
+      return undefined;
+  }
+}

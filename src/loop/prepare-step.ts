@@ -1,0 +1,187 @@
+import { PolicyError, UnknownToolError } from "../errors.js";
+import type { ToolSpec } from "../messages.js";
+import type { StepTools } from "../policy.js";
+import type { ModelRequest } from "../provider.js";
+import type { Tool } from "../tools/tool.js";
+import { Toolset } from "../tools/toolset.js";
+import { isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { isPlainObject } from "../util/option-keys.js";
+import { callPolicy, shortForm } from "../util/policy-call.js";
+import type { RunContext } from "./run-context.js";
+
+/**
+ * The tools of one step: what the model is shown and what may run. Plain data, shared and
+ * frozen when every tool is offered (computed once per loop, not per step).
+ */
+export interface StepView<Deps> {
+  shown: readonly Tool<Deps>[];
+  shownNames: readonly string[];
+  specs: readonly ToolSpec[];
+  /** The callable tool of this name, if any. */
+  find(name: string): Tool<Deps> | undefined;
+  callableNames: readonly string[];
+  callableTools: readonly Tool<Deps>[];
+  toolChoice?: ModelRequest["toolChoice"];
+}
+
+/**
+ * Asks `prepareStep` (when there is one) which tools this step shows and which may run. An
+ * answer of the wrong shape is a `PolicyError`; a name not in the toolset an `UnknownToolError`.
+ */
+export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<Deps>> {
+  const { tools, policy } = run.options;
+  const { prepareStep } = policy;
+  if (!prepareStep) return fullView(run);
+  const prepared = callPolicy(
+    "prepareStep",
+    undefined,
+    () =>
+      prepareStep.call(policy, {
+        stepIndex: run.steps.length,
+        executed: run.executed.slice(),
+        tools,
+      }),
+    readPrepared<Deps>,
+  );
+  const viewFor = (answer: StepTools<Deps> | undefined) =>
+    answer === undefined ? fullView(run) : viewOf(tools, answer);
+  return isPromise(prepared)
+    ? prepared.then((answer) => {
+        run.signal.throwIfAborted();
+        return viewFor(answer);
+      })
+    : viewFor(prepared);
+}
+
+const fullViews = new WeakMap<object, StepView<any>>();
+
+/** Every tool shown and callable: computed once per loop. */
+function fullView<Deps>(run: RunContext<Deps>): StepView<Deps> {
+  const { tools, specs } = run.options;
+  let view = fullViews.get(run.options);
+  if (!view) {
+    const all = Object.freeze([...tools]);
+    const names = Object.freeze(tools.names());
+    view = Object.freeze({
+      shown: all,
+      shownNames: names,
+      specs: Object.freeze(specs.slice()),
+      find: (name: string) => tools.find(name),
+      callableNames: names,
+      callableTools: all,
+    });
+    fullViews.set(run.options, view);
+  }
+  return view;
+}
+
+const ANSWER =
+  "return tools, tool names, a Toolset, { tools, callable?, toolChoice? } or undefined";
+
+/** Reads `prepareStep`'s answer into `{ tools, callable?, toolChoice? }` (`undefined`: every tool). */
+function readPrepared<Deps>(
+  answer: unknown,
+): { ok: true; value: StepTools<Deps> | undefined } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, value: undefined };
+  if (answer instanceof Toolset) return { ok: true, value: { tools: [...answer] } };
+  const entries = Array.isArray(answer) ? answer : isPlainObject(answer) ? answer.tools : undefined;
+  if (!Array.isArray(entries) || !entries.every(isToolEntry)) {
+    return { ok: false, problem: `returned ${shortForm(answer)}; ${ANSWER}` };
+  }
+  if (Array.isArray(answer)) return { ok: true, value: { tools: answer } };
+  const step = answer as Record<string, unknown>;
+  const unknownKey = Object.keys(step).find(
+    (key) => key !== "tools" && key !== "callable" && key !== "toolChoice",
+  );
+  if (unknownKey !== undefined) {
+    return { ok: false, problem: `returned the unknown key \`${unknownKey}\`; ${ANSWER}` };
+  }
+  const { callable, toolChoice } = step;
+  if (
+    callable !== undefined &&
+    !(Array.isArray(callable) && callable.every((n) => typeof n === "string"))
+  ) {
+    return { ok: false, problem: "returned `callable` that is not an array of tool names" };
+  }
+  if (!isToolChoice(toolChoice)) {
+    return {
+      ok: false,
+      problem: `returned toolChoice ${shortForm(toolChoice)}; use "auto", "required", "none" or { name }`,
+    };
+  }
+  return { ok: true, value: step as unknown as StepTools<Deps> };
+}
+
+function isToolEntry(entry: unknown): boolean {
+  return (
+    typeof entry === "string" ||
+    (typeof entry === "object" && entry !== null && typeof (entry as Tool).name === "string")
+  );
+}
+
+function isToolChoice(choice: unknown): boolean {
+  if (choice === undefined || choice === "auto" || choice === "required" || choice === "none") {
+    return true;
+  }
+  return (
+    isPlainObject(choice) &&
+    typeof choice.name === "string" &&
+    Object.keys(choice).every((key) => key === "name")
+  );
+}
+
+function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps> {
+  const shown = step.tools.map((entry: Tool<Deps> | string) => {
+    const name = typeof entry === "string" ? entry : entry.name;
+    const known = all.get(name);
+    if (typeof entry === "string" || entry === known) return known;
+    if (!isTool(entry)) {
+      throw new PolicyError(
+        `prepareStep returned an object named "${name}" that is not a tool built with tool()`,
+        "prepareStep",
+        name,
+      );
+    }
+    return entry;
+  });
+  const shownByName = new Map(shown.map((tool) => [tool.name, tool]));
+  if (shownByName.size < shown.length) {
+    const twice = shown.find((tool, i) => shown.findIndex((t) => t.name === tool.name) !== i)!;
+    throw new PolicyError(
+      `prepareStep named tool "${twice.name}" twice`,
+      "prepareStep",
+      twice.name,
+    );
+  }
+  const callable = step.callable === undefined ? shownByName : new Map<string, Tool<Deps>>();
+  for (const name of step.callable ?? []) {
+    const tool = shownByName.get(name);
+    if (!tool) throw new UnknownToolError(name, [...shownByName.keys()]);
+    callable.set(name, tool);
+  }
+  const choice = step.toolChoice;
+  if (typeof choice === "object" && choice !== null && !shownByName.has(choice.name)) {
+    throw new UnknownToolError(choice.name, [...shownByName.keys()]);
+  }
+  const view: StepView<Deps> = {
+    shown: Object.freeze(shown),
+    shownNames: Object.freeze(shown.map((tool) => tool.name)),
+    specs: shown.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    find: (name) => callable.get(name),
+    callableNames: Object.freeze([...callable.keys()]),
+    callableTools: Object.freeze([...callable.values()]),
+  };
+  if (choice !== undefined) view.toolChoice = choice;
+  return view;
+}
+
+/** Whether a value has what the loop needs of a tool (as `tool()` builds it). */
+function isTool(value: Tool<any>): boolean {
+  return (
+    Object.isFrozen(value) &&
+    typeof value.execute === "function" &&
+    typeof value.input?.["~standard"]?.validate === "function" &&
+    typeof value.inputSchema === "object" &&
+    value.inputSchema !== null
+  );
+}

@@ -1,0 +1,82 @@
+import { TollgateError } from "../errors.js";
+import { textOf } from "../messages.js";
+import type { RunResult } from "../run-result.js";
+import type { RunStatus } from "../state/run-state.js";
+import { sealState } from "../state/seal-state.js";
+import { snapshot } from "../state/snapshot.js";
+import type { StepOutcome } from "./open-step.js";
+import { transcriptOnFailure } from "./open-step.js";
+import type { RunContext } from "./run-context.js";
+import { runStep } from "./run-step.js";
+
+/**
+ * The agent loop: step after step until the model answers without tool calls, a hook stops
+ * the run, a tool's result ends it, a call waits for approval, or the steps run out.
+ * `first` replaces the first step (a resumed run settles its paused step there).
+ */
+export async function runLoop<Deps>(
+  run: RunContext<Deps>,
+  first?: () => Promise<StepOutcome>,
+): Promise<RunResult> {
+  run.emit({ type: "run-start", runId: run.runId, resumed: first !== undefined });
+  let outcome: StepOutcome = { kind: "continue" };
+  let result: RunResult;
+  try {
+    if (first) outcome = await first();
+    while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
+      outcome = await runStep(run);
+    }
+    result = await resultOf(run, outcome);
+  } catch (error) {
+    // Errors from between steps (prepareStep, say), or writing the final state, carry the
+    // transcript too.
+    if (error instanceof TollgateError && !error.messages) {
+      error.messages = transcriptOnFailure(run, error);
+    }
+    throw error;
+  }
+  run.signal.throwIfAborted();
+  run.emit({
+    type: "run-finish",
+    runId: run.runId,
+    status: result.status,
+    usage: result.usage,
+    result,
+  });
+  return result;
+}
+
+const STATUS: Record<StepOutcome["kind"], RunStatus> = {
+  continue: "max_steps",
+  completed: "completed",
+  stopped: "stopped",
+  ended: "ended_by_tool",
+  paused: "needs_approval",
+};
+
+async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Promise<RunResult> {
+  const status = STATUS[outcome.kind];
+  const lastStep = run.steps[run.steps.length - 1];
+  const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
+  const endedBy =
+    outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
+  const state = await sealState(
+    snapshot(run, status, endedBy && { endedBy }),
+    run.options.signingKey,
+  );
+  const result: RunResult = {
+    status,
+    text: textOf(lastAssistant),
+    messages: run.messages.slice(),
+    steps: run.steps.slice(),
+    usage: run.usage,
+    finishReason: lastStep?.response.finishReason ?? "other",
+    state,
+  };
+  if (outcome.kind === "stopped" && outcome.reason !== undefined)
+    result.stopReason = outcome.reason;
+  if (outcome.kind === "ended") result.endedBy = outcome.endedBy;
+  if (state.pending) result.pending = state.pending.slice();
+  await run.write(state);
+  return result;
+}

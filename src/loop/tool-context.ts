@@ -1,0 +1,25 @@
+import type { Tool, ToolContext } from "../tools/tool.js";
+import type { RunContext } from "./run-context.js";
+
+/**
+ * The context a call runs with (and that its tool's `needsApproval` gets): built in this one
+ * place, from the run and the call.
+ */
+export function toolContext<Deps>(
+  run: RunContext<Deps>,
+  tool: Tool<Deps>,
+  call: { id: string; rawArgs: string },
+  step: number,
+  signal: AbortSignal = run.signal,
+): ToolContext<Deps> {
+  return {
+    deps: run.deps,
+    toolCallId: call.id,
+    toolName: tool.name,
+    retry: run.retries.get(tool.name) ?? 0,
+    maxRetries: tool.maxRetries,
+    step,
+    signal,
+    rawArgs: call.rawArgs,
+  };
+}

@@ -1,0 +1,69 @@
+import type { ModelResponse, ModelStreamPart, Provider } from "../provider.js";
+import { collectResponse } from "./response-assembler.js";
+
+/** What `defineProvider` takes: a name, a model, and at least one of `generate` and `stream`. */
+export interface ProviderDefinition {
+  name: string;
+  model: string;
+  generate?: Provider["generate"];
+  stream?: Provider["stream"];
+}
+
+/**
+ * Builds a `Provider` from `generate` and/or `stream`, deriving the missing one: `generate`
+ * collects the stream; `stream` replays the generated response as one burst of parts.
+ *
+ * @example
+ * const echo = defineProvider({
+ *   name: "echo", model: "echo-1",
+ *   generate: async (req) => ({ parts: [{ type: "text", text: "hi" }], finishReason: "stop", usage }),
+ * });
+ */
+export function defineProvider(definition: ProviderDefinition): Provider {
+  const { name, model, generate, stream } = definition;
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("defineProvider: `name` must be a non-empty string");
+  }
+  if (typeof model !== "string") throw new TypeError("defineProvider: `model` must be a string");
+  if (stream) {
+    return {
+      name,
+      model,
+      stream,
+      generate: generate ?? ((request, options) => collectResponse(stream(request, options))),
+    };
+  }
+  if (generate) {
+    return {
+      name,
+      model,
+      generate,
+      stream: async function* (request, options) {
+        yield* responseToParts(await generate(request, options));
+      },
+    };
+  }
+  throw new TypeError("defineProvider: give `generate`, `stream`, or both");
+}
+
+/** The stream parts that replay a whole response: one part per response part, then `finish`. */
+export function responseToParts(response: ModelResponse): ModelStreamPart[] {
+  const parts: ModelStreamPart[] = [];
+  for (const part of response.parts) {
+    if (part.type === "text") parts.push({ type: "text-delta", text: part.text });
+    else if (part.type === "reasoning") {
+      parts.push(
+        part.signature === undefined
+          ? { type: "reasoning-delta", text: part.text }
+          : { type: "reasoning-delta", text: part.text, signature: part.signature },
+      );
+    } else parts.push({ type: "tool-call", id: part.id, name: part.name, args: part.args });
+  }
+  parts.push({
+    type: "finish",
+    finishReason: response.finishReason,
+    usage: response.usage,
+    raw: response.raw,
+  });
+  return parts;
+}

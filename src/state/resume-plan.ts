@@ -1,0 +1,507 @@
+import { messageOf, ResumeError } from "../errors.js";
+import type { ToolCallPart } from "../gate/gate.js";
+import type { Execution } from "../loop/execute-calls.js";
+import {
+  type CallSlot,
+  type OpenStep,
+  recordOf,
+  type StepOutcome,
+  settleRecord,
+} from "../loop/open-step.js";
+import type { RunContext } from "../loop/run-context.js";
+import { settleStep } from "../loop/settle-step.js";
+import { decisionEvent, resultEvents } from "../loop/step-events.js";
+import type { ResolvedOptions } from "../loop-options.js";
+import type { ToolCall } from "../messages.js";
+import type { CallRecord, StepRecord } from "../step-record.js";
+import { argsFromValue, checkArgs, freezeJson } from "../tools/args.js";
+import { errorResult } from "../tools/tool-output.js";
+import { closest, isPlainObject } from "../util/option-keys.js";
+import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
+import type { RunState } from "./run-state.js";
+import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
+import { stateProblem } from "./state-schema.js";
+
+/** A human's decision on one pending call; `digest` binds it to the exact call (and state) it was made for. */
+export type ApprovalDecision =
+  | { approve: true; args?: unknown; digest?: string }
+  | { approve: false; reason?: string; digest?: string };
+
+/** Decisions by tool call id; every pending call needs one. */
+export type ApprovalDecisions = Record<string, ApprovalDecision>;
+
+/**
+ * Where a state to resume came from: the loop's own store (trusted); the caller, by value; or
+ * the caller, by value, for a run the loop's store has never held ("foreign": only a
+ * signature or `trustState` vouches for it, never digests).
+ */
+export type StateSource = "store" | "value" | "foreign";
+
+/** What a checked state resumes with: the run's data and how to finish its open step. */
+export interface ResumePlan<Deps> {
+  state: RunState;
+  /** Finishes the open step: decisions applied, calls run, results written. */
+  first(run: RunContext<Deps>): Promise<StepOutcome>;
+}
+
+/** What resuming does with one call of the open step that has no result yet. */
+type Resolution<Deps> =
+  | { kind: "approve"; slot: CallSlot<Deps>; args: unknown; parsed: unknown; edited: boolean }
+  | { kind: "refuse"; slot: CallSlot<Deps>; reason?: string }
+  | { kind: "rerun"; slot: CallSlot<Deps>; parsed: unknown }
+  | { kind: "unknown"; slot: CallSlot<Deps> };
+
+const DECISION_KEYS = ["approve", "args", "reason", "digest"];
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Checks everything about a state and its decisions before anything runs, on a private copy
+ * of the state: trust (signature, digests, the store, or `trustState`), version (migrating
+ * older ones), the whole state against its schema, status, a well-formed decision for every
+ * pending call and none for other ids, digests, tools present, args valid. Throws
+ * `ResumeError` saying what is wrong and how to fix it.
+ */
+export async function planResume<Deps>(
+  options: ResolvedOptions<Deps>,
+  given: unknown,
+  source: StateSource,
+  decisions: unknown,
+): Promise<ResumePlan<Deps>> {
+  const copy = privateCopy(given);
+  const byDigest = await trustOf(options, copy, source, decisions);
+  let digest: Promise<string> | undefined;
+  const stateDigest = () => (digest ??= stateDigestOf(copy)); // of the state as given, before migration
+  const state = migrate(options, structuredClone(copy));
+  const problem = stateProblem(state);
+  if (problem !== undefined) throw new ResumeError(`the state is damaged at ${problem}`);
+  if (state.status !== "needs_approval" && state.status !== "running") {
+    throw new ResumeError(
+      `nothing to resume: run ${state.runId} ended with status "${state.status}"`,
+    );
+  }
+  if (byDigest && state.status !== "needs_approval") {
+    throw new ResumeError(
+      `a state passed by value resumes by digests only when it waits for approval (this one is "${state.status}"); resume it from the store by its runId`,
+    );
+  }
+  const open = state.steps[state.steps.length - 1];
+  if (!open) throw new ResumeError("the state has no open step to resume");
+  checkOpenStep(state, open);
+  checkCalls(state, open);
+  const checked = checkDecisions(decisions as Record<string, unknown>);
+  const step = openStepOf(options, open);
+  const resolutions: Resolution<Deps>[] = [];
+  const pendingIds = new Set<string>();
+  for (const slot of step.slots) {
+    if (slot.record.result) continue;
+    if (slot.record.verdict === "needs-approval") pendingIds.add(slot.record.toolCallId);
+    else if (byDigest) {
+      throw new ResumeError(
+        `call ${slot.record.toolCallId} has verdict "${slot.record.verdict}" and no result, which a paused state never has; the state is damaged`,
+      );
+    }
+    resolutions.push(await resolve(options, state, stateDigest, slot, checked));
+  }
+  for (const id of Object.keys(checked)) {
+    if (!pendingIds.has(id)) {
+      throw new ResumeError(
+        `no pending call has the id "${id}"; pending: ${[...pendingIds].join(", ") || "none"}`,
+      );
+    }
+  }
+  return {
+    state,
+    first: (run) => finishOpenStep(run, step, resolutions, state.endedBy),
+  };
+}
+
+/** A copy of the given state that no one else holds: plain JSON data, read once. */
+function privateCopy(given: unknown): RunState {
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new ResumeError("this is not a tollgate run state (not an object)");
+  }
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(given));
+  } catch (error) {
+    throw new ResumeError(`this is not a tollgate run state: it is not JSON (${messageOf(error)})`);
+  }
+  if (!Number.isInteger((copy as RunState).version)) {
+    throw new ResumeError("this is not a tollgate run state (no whole-number `version`)");
+  }
+  return copy as RunState;
+}
+
+/**
+ * Decides whether a state may run, before anything else is read. A loop with a `signingKey`
+ * needs a valid signature, always. Otherwise a state from the store, or any state under
+ * `trustState: true`, is trusted; a state by value must have every decision carry its
+ * digest (returns true: digest mode).
+ */
+async function trustOf<Deps>(
+  options: ResolvedOptions<Deps>,
+  state: RunState,
+  source: StateSource,
+  decisions: unknown,
+): Promise<boolean> {
+  const key = options.signingKey;
+  const { signature } = state;
+  if (key !== undefined) {
+    if (signature === undefined) {
+      throw new ResumeError(
+        "the state is not signed, and this loop (it has a signingKey) only resumes signed states",
+      );
+    }
+    if (typeof signature !== "string" || !HEX64.test(signature)) {
+      throw new ResumeError("the state's signature is not a signature (64 hex digits)");
+    }
+    if (!sameHex(signature, await signatureOf(state, key))) {
+      throw new ResumeError(
+        "the state's signature does not match: it was changed after it was written, or signed with another key",
+      );
+    }
+    return false;
+  }
+  if (signature !== undefined) {
+    throw new ResumeError("the state is signed; give the loop the signingKey it was signed with");
+  }
+  if (source === "store" || options.trustState) return false;
+  if (source === "foreign") {
+    throw new ResumeError(
+      `this loop's store has never held run ${state.runId}, so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
+    );
+  }
+  const all = isPlainObject(decisions) ? Object.values(decisions) : [];
+  const withDigest = all.filter((d) => isPlainObject(d) && typeof d.digest === "string").length;
+  if (all.length > 0 && withDigest === all.length) return true;
+  const missing =
+    all.length === 0
+      ? "no decisions were given"
+      : `${all.length - withDigest} of ${all.length} decisions carry no digest`;
+  throw new ResumeError(
+    `this state was passed by value without a signature, so it cannot be trusted as it is (${missing}). Sign states (AgentLoop signingKey), ` +
+      "resume by runId from the loop's store, give each decision the digest of its pending call from your own record of `pending` ({ approve, digest }), " +
+      "or, if the state never left your own process or storage, set trustState: true on the loop",
+  );
+}
+
+function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunState {
+  let current = state;
+  while (current.version < RUN_STATE_VERSION) {
+    const from = current.version;
+    const migration = options.stateMigrations[from];
+    if (!migration) {
+      throw new ResumeError(
+        `the state is version ${from} and this loop reads version ${RUN_STATE_VERSION}; register stateMigrations[${from}] to upgrade it`,
+      );
+    }
+    try {
+      current = migration(current) as RunState;
+    } catch (error) {
+      throw new ResumeError(`stateMigrations[${from}] threw: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+    if (!Number.isInteger(current?.version) || current.version <= from) {
+      throw new ResumeError(`stateMigrations[${from}] must return a state of a later version`);
+    }
+  }
+  if (current.version > RUN_STATE_VERSION) {
+    throw new ResumeError(
+      `the state is version ${current.version}, newer than this loop reads (${RUN_STATE_VERSION}); upgrade tollgate`,
+    );
+  }
+  return current;
+}
+
+/**
+ * The open step must be what the transcript ends with: its calls are the tool calls of the
+ * last assistant message, in order, each once.
+ */
+function checkOpenStep(state: RunState, open: StepRecord): void {
+  const last = state.messages[state.messages.length - 1];
+  const asked = last?.role === "assistant" ? callIds(last.parts) : [];
+  const fromResponse = callIds(open.response.parts);
+  const recorded = open.calls.map((call) => call.toolCallId);
+  const same = (a: string[], b: string[]) =>
+    a.length === b.length && a.every((id, i) => id === b[i]);
+  if (
+    !same(asked, recorded) ||
+    !same(fromResponse, recorded) ||
+    new Set(recorded).size !== recorded.length
+  ) {
+    throw new ResumeError(
+      "the state is damaged: its open step's calls are not the tool calls its transcript ends with",
+    );
+  }
+}
+
+/**
+ * The open step's calls must be ones a paused or running step can have: at least one call; a
+ * paused step waits on at least one; a call waiting for approval has its args.
+ */
+function checkCalls(state: RunState, open: StepRecord): void {
+  const damaged = (what: string) =>
+    new ResumeError(`the state is damaged: ${what}; tollgate never writes such a state`);
+  if (open.calls.length === 0) throw damaged("its open step has no tool calls");
+  const waiting = open.calls.filter((call) => call.verdict === "needs-approval" && !call.result);
+  if (state.status === "needs_approval" && waiting.length === 0) {
+    throw damaged("it waits for approval, but no call of its open step does");
+  }
+  const argless = waiting.find((call) => call.args === undefined);
+  if (argless) throw damaged(`call ${argless.toolCallId} waits for approval without its args`);
+}
+
+const callIds = (parts: StepRecord["response"]["parts"]) =>
+  parts.flatMap((part) => (part.type === "tool-call" ? [part.id] : []));
+
+/** The decisions, each checked for shape: `{ approve: true, args?, digest? }` or `{ approve: false, reason?, digest? }`. */
+function checkDecisions(decisions: Record<string, unknown>): Record<string, ApprovalDecision> {
+  if (!isPlainObject(decisions)) {
+    throw new ResumeError("decisions must be an object keyed by tool call id");
+  }
+  for (const [id, decision] of Object.entries(decisions)) {
+    const where = `the decision for call ${id}`;
+    if (!isPlainObject(decision)) {
+      throw new ResumeError(`${where} must be { approve: true } or { approve: false }`);
+    }
+    const unknown = Object.keys(decision).find((key) => !DECISION_KEYS.includes(key));
+    if (unknown !== undefined) {
+      const near = closest(unknown, DECISION_KEYS);
+      throw new ResumeError(
+        `${where} has the unknown key \`${unknown}\`${near ? ` (did you mean \`${near}\`?)` : ""}; a decision has ${DECISION_KEYS.map((k) => `\`${k}\``).join(", ")}`,
+      );
+    }
+    if (typeof decision.approve !== "boolean") {
+      throw new ResumeError(`${where} needs \`approve\`: true or false`);
+    }
+    if (decision.reason !== undefined && typeof decision.reason !== "string") {
+      throw new ResumeError(`${where}: \`reason\` must be a string`);
+    }
+    if (decision.approve === false && decision.args !== undefined) {
+      throw new ResumeError(`${where} refuses the call and edits its args; do one or the other`);
+    }
+    if (decision.approve === true && decision.reason !== undefined) {
+      throw new ResumeError(`${where} approves the call; a \`reason\` goes with a refusal`);
+    }
+    if (
+      decision.digest !== undefined &&
+      (typeof decision.digest !== "string" || !HEX64.test(decision.digest))
+    ) {
+      throw new ResumeError(`${where}: \`digest\` must be the 64-hex digest from the pending call`);
+    }
+  }
+  return decisions as Record<string, ApprovalDecision>;
+}
+
+/** The open step rebuilt from its record, with this loop's tools. */
+function openStepOf<Deps>(options: ResolvedOptions<Deps>, record: StepRecord): OpenStep<Deps> {
+  const { tools } = options;
+  const present = (names: string[]) => names.flatMap((name) => tools.find(name) ?? []);
+  const parts = record.response.parts.filter(
+    (part): part is ToolCallPart => part.type === "tool-call",
+  );
+  const view: OpenStep<Deps>["view"] = {
+    shownNames: record.tools,
+    callableTools: present(record.callable),
+    callableNames: record.callable,
+  };
+  if (record.toolChoice !== undefined) view.toolChoice = record.toolChoice;
+  return {
+    index: record.index,
+    started: performance.now() - record.ms,
+    view,
+    response: freezeJson(record.response),
+    parts,
+    slots: record.calls.map((call) => slotOf(options, call)),
+  };
+}
+
+function slotOf<Deps>(options: ResolvedOptions<Deps>, given: CallRecord): CallSlot<Deps> {
+  const record = freezeJson(given);
+  const slot: CallSlot<Deps> = { record };
+  const tool = options.tools.find(record.toolName);
+  if (tool) slot.tool = tool;
+  if ("args" in record) slot.call = callOf(record, record.args);
+  return slot;
+}
+
+const callOf = (record: CallRecord, args: unknown): ToolCall =>
+  Object.freeze({ id: record.toolCallId, name: record.toolName, args, rawArgs: record.rawArgs });
+
+/** What resuming does with one call that has no result yet. */
+async function resolve<Deps>(
+  options: ResolvedOptions<Deps>,
+  state: RunState,
+  stateDigest: () => Promise<string>,
+  slot: CallSlot<Deps>,
+  decisions: Record<string, ApprovalDecision>,
+): Promise<Resolution<Deps>> {
+  const { record } = slot;
+  if (record.verdict === "needs-approval") {
+    const decision = decisions[record.toolCallId];
+    if (!decision) {
+      throw new ResumeError(
+        `call ${record.toolCallId} (${record.toolName}) waits for a decision; give { approve: true } or { approve: false }`,
+      );
+    }
+    await checkDigest(state, stateDigest, record, decision);
+    if (!decision.approve) {
+      return decision.reason === undefined
+        ? { kind: "refuse", slot }
+        : { kind: "refuse", slot, reason: decision.reason };
+    }
+    const edited = decision.args !== undefined;
+    const args = edited ? editedArgs(options, record, decision.args) : record.args;
+    const parsed = await parsedArgs(options, slot, args, edited);
+    return { kind: "approve", slot, args, parsed, edited };
+  }
+  if (record.verdict !== "allow") {
+    throw new ResumeError(
+      `call ${record.toolCallId} has verdict "${record.verdict}" but no result; the state is damaged`,
+    );
+  }
+  if (record.started && !slot.tool?.idempotent) {
+    // The process stopped while this call ran: running it again could repeat its side effects.
+    return { kind: "unknown", slot };
+  }
+  return { kind: "rerun", slot, parsed: await parsedArgs(options, slot, record.args, false) };
+}
+
+async function checkDigest(
+  state: RunState,
+  stateDigest: () => Promise<string>,
+  record: CallRecord,
+  decision: ApprovalDecision,
+): Promise<void> {
+  if (decision.digest === undefined) return;
+  const { runId } = state;
+  const { toolCallId, toolName, args } = record;
+  const digest = await approvalDigest(runId, toolCallId, toolName, args, await stateDigest());
+  if (!sameHex(decision.digest, digest)) {
+    throw new ResumeError(
+      `the decision for call ${record.toolCallId} was made for other args, another call or another state (digest mismatch); nothing ran`,
+    );
+  }
+}
+
+/** A human's edit as args in the model's form: JSON data within the loop's limits. */
+function editedArgs<Deps>(
+  options: ResolvedOptions<Deps>,
+  record: CallRecord,
+  given: unknown,
+): unknown {
+  const read = argsFromValue(given, options.argsLimits);
+  if (read.ok) return read.args;
+  throw new ResumeError(
+    `the edited args of call ${record.toolCallId} are not valid: ${read.message}`,
+  );
+}
+
+/** The schema's output for a call's final args: what `execute` will get, computed once, here. */
+async function parsedArgs<Deps>(
+  options: ResolvedOptions<Deps>,
+  slot: CallSlot<Deps>,
+  args: unknown,
+  edited: boolean,
+): Promise<unknown> {
+  const { record, tool } = slot;
+  if (!tool) {
+    throw new ResumeError(
+      `tool ${record.toolName} is not in this loop's toolset (it has: ${options.tools.names().join(", ") || "no tools"})`,
+    );
+  }
+  if (args === undefined) {
+    throw new ResumeError(`call ${record.toolCallId} has no args; the state is damaged`);
+  }
+  const checked = await checkArgs(tool, args);
+  if (checked.ok) return checked.parsed;
+  const whose = edited ? "the edited args" : "the stored args";
+  throw new ResumeError(`${whose} of call ${record.toolCallId} are not valid: ${checked.message}`);
+}
+
+/** The first step of a resumed run: applies the resolutions, then runs and writes the step. */
+async function finishOpenStep<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  resolutions: Resolution<Deps>[],
+  endedBy: RunState["endedBy"],
+): Promise<StepOutcome> {
+  run.openStep = () => recordOf(step);
+  const decided: CallSlot<Deps>[] = [];
+  const executions: Execution<Deps>[] = [];
+  for (const resolution of resolutions) {
+    const { slot } = resolution;
+    const index = step.slots.indexOf(slot);
+    switch (resolution.kind) {
+      case "refuse":
+        refuse(run, slot, resolution.reason);
+        decided.push(slot);
+        run.emit(decisionEvent(run, step.index, slot));
+        break;
+      case "unknown": {
+        const { toolCallId, toolName } = slot.record;
+        settleRecord(
+          slot,
+          errorResult(
+            toolCallId,
+            toolName,
+            "outcome unknown: the process stopped while this call ran",
+          ),
+        );
+        decided.push(slot);
+        break;
+      }
+      case "approve":
+        approve(slot, resolution.args, resolution.edited);
+        executions.push(executionOf(slot, index, resolution.parsed));
+        run.emit(decisionEvent(run, step.index, slot));
+        break;
+      case "rerun":
+        executions.push(executionOf(slot, index, resolution.parsed));
+    }
+  }
+  resultEvents(run, step, decided);
+  return settleStep(run, step, executions, endedBy);
+}
+
+/** A call of the open step, ready to run with the args the schema parsed for it. */
+function executionOf<Deps>(slot: CallSlot<Deps>, index: number, parsed: unknown): Execution<Deps> {
+  slot.parsed = parsed;
+  return { slot: index, call: slot.call!, parsed, tool: slot.tool! };
+}
+
+function refuse<Deps>(
+  run: RunContext<Deps>,
+  slot: CallSlot<Deps>,
+  reason: string | undefined,
+): void {
+  const { toolCallId, toolName, args } = slot.record;
+  const because = reason === undefined ? "" : `: ${reason}`;
+  slot.record = {
+    ...slot.record,
+    verdict: "deny",
+    by: "approval",
+    ...(reason === undefined ? {} : { reason }),
+    result: errorResult(
+      toolCallId,
+      toolName,
+      `the call to ${toolName} was refused by a human${because}`,
+    ),
+  };
+  run.denied.push({
+    toolName,
+    args: canonicalJson(args),
+    ...(reason === undefined ? {} : { reason }),
+  });
+}
+
+function approve<Deps>(slot: CallSlot<Deps>, args: unknown, edited: boolean): void {
+  const record: CallRecord = { ...slot.record, verdict: "allow", by: "approval" };
+  if (edited) {
+    record.editedFrom = slot.record.args;
+    record.args = args;
+  }
+  slot.record = record;
+  slot.call = callOf(record, args);
+}

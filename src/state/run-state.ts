@@ -1,0 +1,71 @@
+import type { Message, ToolCall, Usage } from "../messages.js";
+import type { PendingApproval, StepRecord } from "../step-record.js";
+import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
+
+/** How a run ended. */
+export type RunStatus = "completed" | "stopped" | "ended_by_tool" | "needs_approval" | "max_steps";
+
+/**
+ * The version of `RunState` this build writes and reads. Version 2: args everywhere in the
+ * model's form (no `input` field), `unavailableCalls` counted per tool name, digests bound to
+ * their state.
+ */
+export const RUN_STATE_VERSION = 2;
+
+/** A call a human refused in this run; the same call asked again is refused without asking. */
+export interface DeniedCall {
+  toolName: string;
+  /** Canonical JSON of the args that were refused. */
+  args: string;
+  reason?: string;
+}
+
+/**
+ * Everything needed to continue a run, as plain JSON (schema version 2).
+ *
+ * - `status` is how the run stood when the state was written: `"needs_approval"` (paused),
+ *   `"running"` (a checkpoint written by a `RunStore` while tools ran), or a final status.
+ * - The last entry of `steps` is the open step of a paused or running state: calls with a
+ *   `result` are settled; a `"needs-approval"` call without one waits for a decision; an
+ *   `"allow"` call without one had not started, or had started (`started: true`) when the
+ *   checkpoint was written. `messages` then end with that step's assistant message.
+ * - `pending` lists the calls waiting for a decision, each with the digest a decision may
+ *   carry to prove it was made for exactly that call in exactly this state.
+ * - `signature` (present when the loop has a `signingKey`) is an HMAC-SHA-256 over the
+ *   canonical JSON of every other field.
+ */
+export interface RunState {
+  version: number;
+  /** Unique per state: a state can be resumed once. */
+  stateId: string;
+  runId: string;
+  status: RunStatus | "running";
+  messages: Message[];
+  steps: StepRecord[];
+  usage: Usage;
+  maxSteps: number;
+  /** Failures so far per tool name. */
+  retries: Record<string, number>;
+  /** Calls to tools that were not callable so far, per tool name. */
+  unavailableCalls: Record<string, number>;
+  /** Names of tools that executed successfully, in order. */
+  executed: string[];
+  /** Calls refused by a human in this run. */
+  denied: DeniedCall[];
+  pending?: PendingApproval[];
+  /** A paused step's call whose result ends the run once the pending calls are settled. */
+  endedBy?: ToolCall;
+  signature?: string;
+}
+
+/** The signature of a state: HMAC-SHA-256 over the canonical JSON of all but `signature`. */
+export function signatureOf(state: RunState, key: string | Uint8Array): Promise<string> {
+  const { signature: _ignored, ...signed } = state;
+  return hmacHex(key, canonicalJson(signed));
+}
+
+/** The SHA-256 of a state without its `pending` list and signature: what approval digests bind to. */
+export function stateDigestOf(state: RunState): Promise<string> {
+  const { signature: _signature, pending: _pending, ...content } = state;
+  return sha256Hex(canonicalJson(content));
+}

@@ -1,0 +1,44 @@
+import type { RunContext } from "../loop/run-context.js";
+import type { ResolvedOptions } from "../loop-options.js";
+import type { RunState } from "./run-state.js";
+import { sealState } from "./seal-state.js";
+import { snapshot } from "./snapshot.js";
+
+/**
+ * The run's writes to its store, in order: checkpoints (the run as it stands, status
+ * "running", sealed here) and the final state (sealed already), each written with the run's
+ * lease. A failed
+ * write fails every later one with the same `StoreError`, and no write's failure goes
+ * unhandled. Without a store, nothing is written.
+ */
+export function runWrites<Deps>(
+  run: () => RunContext<Deps>,
+  options: ResolvedOptions<Deps>,
+): Pick<RunContext<Deps>, "checkpoint" | "write"> {
+  const { store, signingKey } = options;
+  if (!store) return { checkpoint: () => Promise.resolve(), write: () => Promise.resolve() };
+  let written: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  const enqueue = (sealed: () => Promise<RunState>) => {
+    written = written.then(async () => {
+      if (failure) return;
+      try {
+        const { lease } = run();
+        if (!lease) throw new Error("tollgate: a run with a store writes only under its lease");
+        await store.put(await sealed(), lease);
+      } catch (error) {
+        failure = { error };
+      }
+    });
+    return written.then(() => {
+      if (failure) throw failure.error;
+    });
+  };
+  return {
+    checkpoint: () => {
+      const state = snapshot(run(), "running"); // taken now, written in turn
+      return enqueue(() => sealState(state, signingKey));
+    },
+    write: (state) => enqueue(() => Promise.resolve(state)),
+  };
+}

@@ -1,0 +1,189 @@
+import type * as z4 from "zod/v4/core";
+import { kindOf } from "../util/option-keys.js";
+import { compileJsonSchema } from "./json-schema-validator.js";
+import { formatIssues } from "./schema-issues.js";
+import type { SchemaIssue, ValidationResult } from "./validation-result.js";
+import { zod3JsonSchema, zod4JsonSchema } from "./zod-json-schema.js";
+
+export type { SchemaIssue, ValidationResult };
+export { formatIssues };
+
+/**
+ * The Standard Schema v1 shape (zod 3.24+, zod 4, valibot, arktype, ...), with the optional
+ * Standard JSON Schema converter. Written out here so the core needs no types package.
+ */
+export interface StandardSchema<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+    ) => ValidationResult<Output> | Promise<ValidationResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly jsonSchema?: {
+      readonly input: (options: { target: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** The value type a schema produces: what `execute` gets (transforms and defaults applied). */
+export type InferOutput<S> = S extends StandardSchema<any, infer Out> ? Out : unknown;
+
+/** The value type a schema accepts: the args in the model's form, as hooks, policy and `needsApproval` see them. */
+export type InferInput<S> = S extends StandardSchema<infer In, any> ? In : unknown;
+
+/** A raw JSON Schema with a validator, built by `jsonSchema()`; also a Standard Schema. */
+export interface JsonSchema<T = unknown, In = T> extends StandardSchema<In, T> {
+  readonly jsonSchema: Record<string, unknown>;
+}
+
+/** A validator for `jsonSchema()`: a Standard Schema, or a function returning its result shape. */
+export type JsonSchemaValidator<T, In = T> =
+  | StandardSchema<In, T>
+  | ((value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>>);
+
+/**
+ * Wraps a raw JSON Schema as a tool input. Without `validate`, args are checked against every
+ * keyword of the schema's draft (from `$schema`: draft-04 to 2020-12, 2020-12 when absent) by
+ * @cfworker/json-schema, and every error is reported. The schema is copied and compiled here,
+ * once: a schema the validator cannot use (an unresolvable `$ref`, a bad `pattern`, a keyword
+ * of the wrong type) is a `TypeError` now. Give `validate` (a Standard Schema or a function)
+ * to check args your own way; the schema is then only what the model is shown.
+ *
+ * @example
+ * const input = jsonSchema<{ city: string }>({
+ *   type: "object", properties: { city: { type: "string" } }, required: ["city"],
+ * });
+ */
+export function jsonSchema<T = unknown, In = T>(
+  schema: Record<string, unknown>,
+  validate?: JsonSchemaValidator<T, In>,
+): JsonSchema<T, In> {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new TypeError(
+      `jsonSchema(): the schema must be a JSON Schema object, e.g. { type: "object", properties: {...} }; got ${kindOf(schema)}`,
+    );
+  }
+  const copy = jsonCopy(schema);
+  return {
+    jsonSchema: copy,
+    "~standard": {
+      version: 1,
+      vendor: "tollgate",
+      validate: validatorOf(copy, validate),
+      jsonSchema: { input: () => copy },
+    },
+  };
+}
+
+/** The schema as JSON data, as the model will read it: later changes to the original do not count. */
+function jsonCopy(schema: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  } catch (error) {
+    throw new TypeError(`jsonSchema(): the schema must be JSON data: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function validatorOf<T, In>(
+  schema: Record<string, unknown>,
+  validate: JsonSchemaValidator<T, In> | undefined,
+): (value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>> {
+  if (validate === undefined) {
+    return compileJsonSchema(schema) as (value: unknown) => ValidationResult<T>;
+  }
+  if (typeof validate === "function") return validate;
+  if (typeof validate?.["~standard"]?.validate === "function")
+    return validate["~standard"].validate;
+  throw new TypeError(
+    `jsonSchema(): validate must be a Standard Schema (e.g. a zod schema) or a function; got ${kindOf(validate)}`,
+  );
+}
+
+/** A tool's input schema, normalised: the JSON Schema for the model and the validator. */
+export interface NormalizedSchema<T> {
+  readonly jsonSchema: Record<string, unknown>;
+  validate(value: unknown): ValidationResult<T> | Promise<ValidationResult<T>>;
+}
+
+/**
+ * Normalises any supported schema once: zod v4 through `zod/v4/core`, zod v3 through
+ * zod-to-json-schema (which gives an empty schema for zod v4), Standard JSON Schema, or
+ * `jsonSchema()`. Throws a `TypeError` naming the tool and what to write instead when the
+ * input is not a schema, or describes args a model cannot send: not an object at the top, or a
+ * type with no JSON Schema form inside.
+ */
+export function normalizeSchema<T>(input: unknown, toolName: string): NormalizedSchema<T> {
+  const schema = asStandardSchema<T>(input, toolName);
+  const jsonSchema = toJsonSchema(schema, toolName);
+  requireObjectSchema(jsonSchema, toolName);
+  return { jsonSchema, validate: schema["~standard"].validate };
+}
+
+function asStandardSchema<T>(input: unknown, toolName: string): StandardSchema<unknown, T> {
+  if (isStandardSchema(input)) return input as StandardSchema<unknown, T>;
+  throw new TypeError(`tool "${toolName}": \`input\` ${whatInputIs(input)}`);
+}
+
+function isStandardSchema(value: unknown): value is StandardSchema {
+  const standard = (value as StandardSchema | undefined)?.["~standard"];
+  return typeof standard?.validate === "function";
+}
+
+/** What was passed instead of a schema, and what to write. */
+function whatInputIs(input: unknown): string {
+  if (input === undefined) {
+    return "is missing; give the schema of the args, e.g. z.object({ city: z.string() }) (z.object({}) for none)";
+  }
+  if (typeof input === "function") {
+    return "is a function; pass the schema itself, e.g. z.object({ city: z.string() }), not a function";
+  }
+  if (typeof input === "object" && input !== null) {
+    if ("jsonSchema" in input) {
+      return 'is an AI SDK schema (ai\'s jsonSchema() or zodSchema()); pass the zod schema itself, or use jsonSchema() from "tollgate"';
+    }
+    if (Object.values(input).some(isStandardSchema)) {
+      return "is an object of field schemas; wrap it: z.object({ ...fields })";
+    }
+    if (["type", "properties", "$schema", "$ref", "anyOf", "oneOf"].some((key) => key in input)) {
+      return 'is a raw JSON Schema; wrap it: jsonSchema({ ... }) from "tollgate"';
+    }
+  }
+  return `must be a zod schema, a Standard Schema, or jsonSchema({...}); got ${kindOf(input)}`;
+}
+
+function toJsonSchema(schema: StandardSchema, toolName: string): Record<string, unknown> {
+  if (typeof (schema as { _zod?: unknown })._zod === "object") {
+    return zod4JsonSchema(schema as unknown as z4.$ZodType, toolName);
+  }
+  const def = (schema as { _def?: { typeName?: unknown } })._def;
+  if (schema["~standard"].vendor === "zod" && typeof def?.typeName === "string") {
+    return zod3JsonSchema(schema as never, toolName);
+  }
+  const converter = schema["~standard"].jsonSchema;
+  if (converter) return converter.input({ target: "draft-2020-12" });
+  throw new TypeError(
+    `tool "${toolName}": this ${schema["~standard"].vendor} schema cannot describe itself as JSON Schema; ` +
+      "wrap it as jsonSchema(theJsonSchema, schema) to give the model a JSON Schema and keep its validation",
+  );
+}
+
+/** A model sends its args as one JSON object, so the schema must describe one at the top. */
+function requireObjectSchema(schema: Record<string, unknown>, toolName: string): void {
+  if (schema.type === "object") return;
+  const union = ["anyOf", "oneOf", "allOf"].find((key) => Array.isArray(schema[key]));
+  const got =
+    schema.type !== undefined
+      ? `has type ${JSON.stringify(schema.type)}`
+      : union
+        ? `is a union or intersection (${union}) with no type of its own`
+        : "has no type";
+  const instead = union
+    ? "write one z.object whose fields cover the cases (e.g. a `kind` enum and optional fields), or put the union in a field: z.object({ action: z.discriminatedUnion(...) })"
+    : 'wrap it in a field: z.object({ value: ... }), or jsonSchema({ type: "object", properties: { value: ... }, required: ["value"] })';
+  throw new TypeError(
+    `tool "${toolName}": \`input\` must describe an object (JSON Schema \`type: "object"\` at the top), since a model sends its args as one JSON object; this one ${got}. Instead, ${instead}`,
+  );
+}

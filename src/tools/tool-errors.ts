@@ -1,0 +1,44 @@
+import { isPromise } from "../util/maybe-promise.js";
+
+/** Errors thrown by a tool's own `execute`, so a policy's `executeTool` rethrowing one is told apart from its own bug. */
+const thrownByTools = new WeakSet<object>();
+/** What a tool threw, by the context of its call: a thrown string or `undefined` can be traced only so. */
+const thrownInCall = new WeakMap<object, unknown>();
+
+/**
+ * Wraps a tool's `execute` so that whatever it throws (or rejects with) is remembered as the
+ * tool's own failure. Errors pass through unchanged; only their origin is noted.
+ */
+export function noteToolErrors<A extends unknown[], R>(
+  execute: (...args: A) => R,
+): (...args: A) => R {
+  return function execute_(this: unknown, ...args: A): R {
+    const ctx = args[1];
+    const note = (error: unknown) => {
+      if ((typeof error === "object" && error !== null) || typeof error === "function") {
+        thrownByTools.add(error as object);
+      }
+      if (typeof ctx === "object" && ctx !== null) thrownInCall.set(ctx, error);
+      return error;
+    };
+    let result: R;
+    try {
+      result = execute.apply(this, args);
+    } catch (error) {
+      throw note(error);
+    }
+    // Noted before anyone awaiting the promise sees the rejection (reactions run in order);
+    // the promise itself is handed back as it is, with no extra step.
+    if (isPromise(result)) result.then(undefined, note);
+    return result;
+  };
+}
+
+/**
+ * Whether a tool's own `execute` threw this value: an object it threw anywhere, or any value
+ * (a string, `undefined`) it threw in the call with this context.
+ */
+export function isToolError(error: unknown, ctx: object): boolean {
+  if (typeof error === "object" && error !== null && thrownByTools.has(error)) return true;
+  return thrownInCall.has(ctx) && thrownInCall.get(ctx) === error;
+}

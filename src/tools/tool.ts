@@ -1,0 +1,204 @@
+import { checkKeys } from "../util/option-keys.js";
+import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
+import { normalizeSchema } from "./schema.js";
+import { noteToolErrors } from "./tool-errors.js";
+
+/** What a tool's `execute` (and `needsApproval`, and the policy's `executeTool`) gets besides its args. */
+export interface ToolContext<Deps = unknown> {
+  /** The dependencies given to the loop (or to this run). */
+  deps: Deps;
+  /** Unique id of this call. */
+  toolCallId: string;
+  toolName: string;
+  /** This tool's failures so far in this run (0 = none yet). */
+  retry: number;
+  maxRetries: number;
+  /** 0-based step of the run that asked for the call. */
+  step: number;
+  /** Aborted when the run is aborted or the tool times out. */
+  signal: AbortSignal;
+  /** The args' JSON text exactly as the model sent it. */
+  rawArgs: string;
+}
+
+/**
+ * Whether a call needs a human's approval: fixed, or decided per call from the args in the
+ * model's form (the JSON it sent, checked against the schema, after hooks), not the schema's output.
+ */
+export type NeedsApproval<Deps, Args> =
+  | boolean
+  | ((args: Args, ctx: ToolContext<Deps>) => boolean | Promise<boolean>);
+
+/** A tool as the loop sees it: frozen, its JSON Schema computed once. Build one with `tool()`. */
+export interface Tool<Deps = unknown, Args = any> {
+  readonly name: string;
+  readonly description: string;
+  /** The schema as given (zod, Standard Schema, or `jsonSchema()`). */
+  readonly input: StandardSchema<unknown, Args>;
+  /** The JSON Schema sent to the model. */
+  readonly inputSchema: Record<string, unknown>;
+  readonly maxRetries: number;
+  /** Gets the args in the model's form (the schema's input side), not `Args`. */
+  readonly needsApproval: NeedsApproval<Deps, any>;
+  readonly timeoutMs?: number;
+  /** True: runs alone; earlier calls of the step settle first, later ones wait. */
+  readonly sequential: boolean;
+  /** True: safe to run again when a crash left its outcome unknown. */
+  readonly idempotent: boolean;
+  execute(args: Args, ctx: ToolContext<Deps>): unknown;
+}
+
+/** What `tool()` takes. `execute`'s args are typed from `input`'s output, `needsApproval`'s from its input. */
+export interface ToolDefinition<Deps, Schema extends StandardSchema> {
+  /** Unique in a toolset; 1–64 of `a-z A-Z 0-9 _ -`. */
+  name: string;
+  description?: string;
+  input: Schema;
+  /** Failures (bad args, `RetryError`) fed back to the model before the run rejects. Default 1. */
+  maxRetries?: number;
+  /** Gets the args in the model's form: the schema's input side, before transforms and defaults. */
+  needsApproval?: NeedsApproval<Deps, InferInput<Schema>>;
+  timeoutMs?: number;
+  sequential?: boolean;
+  /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
+  idempotent?: boolean;
+  execute(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Every option of `tool()`; a `Record` over the keys so a new option cannot be left out. */
+const TOOL_OPTIONS: Record<keyof ToolDefinition<unknown, StandardSchema>, true> = {
+  name: true,
+  description: true,
+  input: true,
+  maxRetries: true,
+  needsApproval: true,
+  timeoutMs: true,
+  sequential: true,
+  idempotent: true,
+  execute: true,
+};
+const TOOL_KEYS = Object.keys(TOOL_OPTIONS);
+
+/** What other libraries call our options. */
+const TOOL_KEY_ALIASES: Readonly<Record<string, string>> = {
+  inputSchema: "input",
+  parameters: "input",
+  schema: "input",
+  inputs: "input",
+  args: "input",
+  argsSchema: "input",
+  params: "input",
+  handler: "execute",
+  run: "execute",
+  fn: "execute",
+  func: "execute",
+  function: "execute",
+  invoke: "execute",
+  call: "execute",
+  maxRetry: "maxRetries",
+  retries: "maxRetries",
+  maxAttempts: "maxRetries",
+  timeout: "timeoutMs",
+  requiresApproval: "needsApproval",
+  requireApproval: "needsApproval",
+  approval: "needsApproval",
+  needsConfirmation: "needsApproval",
+  serial: "sequential",
+  toolName: "name",
+};
+
+/**
+ * Defines a tool. Checks the definition eagerly and computes the JSON Schema once.
+ *
+ * @example
+ * const getWeather = tool({
+ *   name: "get_weather",
+ *   description: "Current weather for a city",
+ *   input: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, tempC: 21 }),
+ * });
+ */
+export function tool<Deps = unknown, Schema extends StandardSchema = StandardSchema>(
+  definition: ToolDefinition<Deps, Schema>,
+): Tool<Deps, InferOutput<Schema>> {
+  rejectBuiltTool(definition);
+  const where = typeof definition?.name === "string" ? `tool "${definition.name}"` : "tool()";
+  checkKeys(where, definition, TOOL_KEYS, TOOL_KEY_ALIASES);
+  const { name, description = "", input, maxRetries = 1, needsApproval = false } = definition;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new TypeError(
+      `tool(): name ${JSON.stringify(name)} is invalid; use 1–64 letters, digits, "_" or "-"`,
+    );
+  }
+  if (typeof description !== "string") {
+    throw new TypeError(`tool "${name}": description must be a string`);
+  }
+  if (typeof definition.execute !== "function") {
+    throw new TypeError(`tool "${name}": execute must be a function`);
+  }
+  checkMaxRetries(name, maxRetries);
+  const { timeoutMs } = definition;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(`tool "${name}": timeoutMs must be a positive number of milliseconds`);
+  }
+  if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
+  }
+  const { jsonSchema } = normalizeSchema(input, name);
+  const built: Tool<Deps, InferOutput<Schema>> = {
+    name,
+    description,
+    input: input as StandardSchema<unknown, InferOutput<Schema>>,
+    inputSchema: jsonSchema,
+    maxRetries,
+    needsApproval,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    sequential: definition.sequential ?? false,
+    idempotent: definition.idempotent ?? false,
+    // What execute throws is marked as the tool's own, so a policy's executeTool that passes
+    // it on is not blamed for it.
+    execute: noteToolErrors(definition.execute),
+  };
+  return Object.freeze(built);
+}
+
+/**
+ * A tool already built by another library (or by `tool()`) is not a definition: say what to
+ * write instead of reporting its keys one by one.
+ */
+function rejectBuiltTool(definition: unknown): void {
+  if (typeof definition !== "object" || definition === null) return;
+  const given = definition as Record<string, unknown>;
+  const named = typeof given.name === "string" ? `tool "${given.name}"` : "tool()";
+  if (given.type === "function" && typeof given.invoke === "function") {
+    throw new TypeError(
+      `${named}: this is an OpenAI Agents SDK tool, already built by its tool(); give tollgate's tool() ` +
+        "the definition instead: tool({ name, description, input: <the zod schema you gave as parameters>, execute })",
+    );
+  }
+  if ("input" in given && "inputSchema" in given && Object.isFrozen(given)) {
+    throw new TypeError(
+      `${named}: this is already a tool built by tool(); use it as it is (withMaxRetries(tool, n) changes its retries)`,
+    );
+  }
+  if (("inputSchema" in given || "parameters" in given) && !("name" in given)) {
+    throw new TypeError(
+      "tool(): this looks like an AI SDK tool (ai's tool()), which has no name; tollgate's tool() takes " +
+        'tool({ name: "my_tool", description, input: <its inputSchema>, execute: (args, ctx) => ... })',
+    );
+  }
+}
+
+/** A copy of `tool` that may fail `maxRetries` times before the run rejects. */
+export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: number): T {
+  checkMaxRetries(tool.name, maxRetries);
+  return Object.freeze({ ...tool, maxRetries });
+}
+
+function checkMaxRetries(name: string, maxRetries: number): void {
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new TypeError(`tool "${name}": maxRetries must be a whole number >= 0`);
+  }
+}
