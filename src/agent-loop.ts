@@ -2,22 +2,21 @@ import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
 import { freezeEvent } from "./loop/freeze-event.js";
-import type { StepOutcome } from "./loop/open-step.js";
 import type { RunContext } from "./loop/run-context.js";
 import { runLoop } from "./loop/run-loop.js";
 import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
-import { zeroUsage } from "./messages.js";
 import type { RunResult } from "./run-result.js";
 import { recentIds } from "./state/recent-ids.js";
-import type { ApprovalDecisions, StateSource } from "./state/resume-plan.js";
+import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
 import { planResume } from "./state/resume-plan.js";
 import { keepLease } from "./state/run-lease.js";
 import type { RunState } from "./state/run-state.js";
 import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
+import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
 import { checkKeys } from "./util/option-keys.js";
 import { raceSignal } from "./util/race-signal.js";
@@ -49,24 +48,10 @@ const RESUME_KEYS = ["signal", "deps"] as const;
 /** How many resumed state ids a loop without a store remembers to refuse a second resume. */
 const REMEMBERED_RESUMES = 10_000;
 
-/** The run's data a context starts from: fresh for `run()`, from the state for `resume()`. */
-type Seed = Pick<
-  RunContext<unknown>,
-  | "runId"
-  | "maxSteps"
-  | "messages"
-  | "steps"
-  | "usage"
-  | "retries"
-  | "unavailableCalls"
-  | "executed"
-  | "denied"
->;
-
-/** A checked resume, ready to start: its seed, how it finishes the open step, its lease. */
-interface PreparedResume<Deps> {
-  seed: Seed;
-  first: (run: RunContext<Deps>) => Promise<StepOutcome>;
+/** A checked resume, ready to start: the run's data, its checked plan, its lease. */
+interface PreparedResume {
+  data: RunData;
+  plan: ResumePlan;
   lease: RunLease | undefined;
 }
 
@@ -102,18 +87,18 @@ export class AgentLoop<Deps = unknown> {
 
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
   async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
-    return this.#begin(this.#seed(input, options), options).result;
+    return this.#begin(this.#fresh(input, options), options).result;
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
   stream(input: string | Message[], options: RunOptions<Deps> = {}): AsyncGenerator<LoopEvent> {
-    let seed: Seed;
+    let data: RunData;
     try {
-      seed = this.#seed(input, options);
+      data = this.#fresh(input, options);
     } catch (error) {
       return failing(error); // bad input still fails on the first next(), as with a generator
     }
-    return this.#events((sink) => this.#begin(seed, options, undefined, sink));
+    return this.#events((sink) => this.#begin(data, options, undefined, sink));
   }
 
   /**
@@ -132,7 +117,7 @@ export class AgentLoop<Deps = unknown> {
     options: ResumeOptions<Deps> = {},
   ): Promise<RunResult> {
     const prepared = await this.#prepareResume(state, decisions, options);
-    return this.#begin(prepared.seed, options, prepared).result;
+    return this.#begin(prepared.data, options, prepared).result;
   }
 
   /** `resume()`, yielding every event as it happens. */
@@ -142,26 +127,17 @@ export class AgentLoop<Deps = unknown> {
     options: ResumeOptions<Deps> = {},
   ): AsyncGenerator<LoopEvent> {
     const prepared = await this.#prepareResume(state, decisions, options);
-    yield* this.#events((sink) => this.#begin(prepared.seed, options, prepared, sink));
+    yield* this.#events((sink) => this.#begin(prepared.data, options, prepared, sink));
   }
 
-  #seed(input: string | Message[], options: RunOptions<Deps>): Seed {
+  #fresh(input: string | Message[], options: RunOptions<Deps>): RunData {
     checkKeys("run() options", options, RUN_KEYS);
     const runId = options.runId ?? crypto.randomUUID();
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("run(): runId must be a non-empty string");
     }
-    return {
-      runId,
-      maxSteps: wholeNumber("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1),
-      messages: toMessages(input),
-      steps: [],
-      usage: zeroUsage(),
-      retries: new Map(),
-      unavailableCalls: new Map(),
-      executed: [],
-      denied: [],
-    };
+    const maxSteps = wholeNumber("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1);
+    return freshRun(runId, maxSteps, toMessages(input));
   }
 
   /**
@@ -173,7 +149,7 @@ export class AgentLoop<Deps = unknown> {
     given: RunState | string,
     decisions: ApprovalDecisions,
     options: ResumeOptions<Deps>,
-  ): Promise<PreparedResume<Deps>> {
+  ): Promise<PreparedResume> {
     checkKeys("resume() options", options, RESUME_KEYS);
     const { store } = this.#options;
     const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
@@ -194,19 +170,7 @@ export class AgentLoop<Deps = unknown> {
       this.#options.signal?.throwIfAborted();
       options.signal?.throwIfAborted();
       await this.#claim(plan.state.stateId);
-      const checked = plan.state;
-      const seed: Seed = {
-        runId: checked.runId,
-        maxSteps: checked.maxSteps,
-        messages: checked.messages.slice(),
-        steps: checked.steps.slice(0, -1),
-        usage: checked.usage,
-        retries: new Map(Object.entries(checked.retries)),
-        unavailableCalls: new Map(Object.entries(checked.unavailableCalls)),
-        executed: checked.executed.slice(),
-        denied: checked.denied.slice(),
-      };
-      return { seed, first: plan.first, lease };
+      return { data: restore(plan.state), plan, lease };
     } catch (error) {
       if (store && lease) await store.release(lease).catch(() => {});
       throw error;
@@ -258,9 +222,9 @@ export class AgentLoop<Deps = unknown> {
    * the run loses its lease. With a store, the run holds the run id's lease while it runs.
    */
   #begin(
-    seed: Seed,
+    data: RunData,
     options: RunOptions<Deps> | ResumeOptions<Deps>,
-    resumed?: PreparedResume<Deps>,
+    resumed?: PreparedResume,
     sink?: (event: LoopEvent) => void,
   ): Started {
     const controller = new AbortController();
@@ -289,12 +253,11 @@ export class AgentLoop<Deps = unknown> {
           if (bus.listening) bus.emit(freezeEvent(event));
         };
     const run: RunContext<Deps> = {
-      ...seed,
+      ...data,
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       signal,
       lease: resumed?.lease,
-      openStep: undefined,
       // After an abort the run has rejected: whatever is still settling emits nothing.
       emit: (event) => {
         if (!signal.aborted) deliver(event);
@@ -304,16 +267,15 @@ export class AgentLoop<Deps = unknown> {
       },
       ...runWrites(() => run, this.#options),
     };
-    const first = resumed && (() => resumed.first(run));
     const start = store
       ? () =>
           leased(
             run,
             store,
             (error) => controller.abort(error),
-            () => runLoop(run, first),
+            () => runLoop(run, resumed?.plan),
           )
-      : () => runLoop(run, first);
+      : () => runLoop(run, resumed?.plan);
     // The one place the run races its signal: it rejects the moment the signal aborts.
     const result = raceSignal(start(), signal).catch((error: unknown) => {
       if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);

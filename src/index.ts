@@ -32,10 +32,10 @@ export type {
   ToolSpec,
   Usage,
 } from "./messages.js";
+export type { ProviderDefinition } from "./model/define-provider.js";
+export { defineProvider } from "./model/define-provider.js";
+export { collectResponse } from "./model/response-assembler.js";
 export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./policy.js";
-export type { ProviderDefinition } from "./provider/define-provider.js";
-export { defineProvider } from "./provider/define-provider.js";
-export { collectResponse } from "./provider/response-assembler.js";
 export type {
   FinishReason,
   ModelRequest,

@@ -15,6 +15,9 @@ export type AssistantPart =
   | { type: "reasoning"; text: string; signature?: string }
   | { type: "tool-call"; id: string; name: string; args: string };
 
+/** A tool call as the model sent it: its id, the tool's name, and the args' JSON text. */
+export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
+
 /** What a tool call produced, as the model will see it. Error outputs are strings. */
 export interface ToolResult {
   toolCallId: string;

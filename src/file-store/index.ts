@@ -17,8 +17,8 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { RunLease, RunState, RunStore, RunStoreOptions } from "tollgate";
-// The core entry does not export leaseMsOf (yet); this pure helper is bundled into the entry.
-import { leaseMsOf } from "../state/run-store.js";
+// Pure helpers from util/ (no core state, no classes) are bundled into each entry.
+import { leaseMsOf } from "../util/lease-ms.js";
 import { codeOf, createExclusive, syncFolder, writeFileDurably } from "./durable-file.js";
 import { withFileLock } from "./file-lock.js";
 import { fileNameOf } from "./file-names.js";

@@ -1,6 +1,6 @@
 import { HookError, messageOf } from "../errors.js";
 import type { PreToolCallHook, PreToolCallVerdict } from "../hooks.js";
-import type { AssistantPart, ToolCall } from "../messages.js";
+import type { ToolCall, ToolCallPart } from "../messages.js";
 import type { LoopPolicy } from "../policy.js";
 import type { DeniedCall } from "../state/run-state.js";
 import type { DecidedBy } from "../step-record.js";
@@ -11,9 +11,6 @@ import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js"
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, readBoolean, shortForm } from "../util/policy-call.js";
 import { readPreCallVerdict } from "./verdict.js";
-
-/** A tool-call part as the model sent it. */
-export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
 
 /** What the gate decided for one call, and who decided it. */
 export type GateOutcome =

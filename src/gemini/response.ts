@@ -2,7 +2,7 @@ import type { FinishReason, ModelStreamPart, Usage } from "tollgate";
 import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
-import { newToolCallId } from "../provider/response-assembler.js";
+import { newToolCallId } from "../util/ids.js";
 import { type PartialArg, setPartialArg } from "./partial-args.js";
 
 interface FunctionCall {

@@ -1,16 +1,41 @@
 import type { LoopEvent } from "../events.js";
-import { responseToParts } from "../provider/define-provider.js";
-import { checkResponse, checkStreamPart } from "../provider/provider-parts.js";
-import { ResponseAssembler } from "../provider/response-assembler.js";
+import { addUsage } from "../messages.js";
+import { responseToParts } from "../model/define-provider.js";
+import { checkResponse, checkStreamPart } from "../model/provider-parts.js";
+import { ResponseAssembler } from "../model/response-assembler.js";
 import type { ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
+import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 
 /**
- * Calls the model for one step: consumes the provider's stream when it has one (a provider
- * with only `generate` is replayed as one burst of parts), yields the deltas as events, and
- * returns the assembled response.
+ * Calls the model for one step with the run's messages and the step's tools: consumes the
+ * provider's stream when it has one (a provider with only `generate` is replayed as one burst
+ * of parts), yields the deltas as events, and returns the assembled response. The run's
+ * usage and messages take the response in.
  */
-export async function callModel<Deps>(
+export function callModel<Deps>(
+  run: RunContext<Deps>,
+  step: number,
+  tools: ToolsOfStep<Deps>,
+): Promise<ModelResponse> {
+  const { instructions, settings } = run.options;
+  const request: ModelRequest = { messages: run.messages.slice(), tools: tools.specs.slice() };
+  if (instructions !== undefined) request.system = instructions;
+  if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
+  if (settings !== undefined) request.settings = settings;
+  return modelResponse(run, request, step).then((response) => {
+    run.usage = addUsage(run.usage, response.usage);
+    if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
+    if (run.listening) {
+      const { finishReason, usage } = response;
+      run.emit({ type: "model-response", runId: run.runId, step, finishReason, usage, response });
+    }
+    return response;
+  });
+}
+
+/** The provider's response to one request, streamed or not, checked part by part. */
+async function modelResponse<Deps>(
   run: RunContext<Deps>,
   request: ModelRequest,
   step: number,

@@ -1,225 +1,183 @@
-import { messageOf, PolicyError, RetryError } from "../errors.js";
-import type { ToolCall } from "../messages.js";
+import { ToolExecutionError, ToolOutputError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
-import { isToolError } from "../tools/tool-errors.js";
-import { toJsonOutput } from "../tools/tool-output.js";
-import { isPromise } from "../util/maybe-promise.js";
-import { threw } from "../util/policy-call.js";
+import { type OpenCall, ran, started } from "./call-record.js";
+import type { OpenStep } from "./open-step.js";
+import { failTool } from "./retries.js";
 import type { RunContext } from "./run-context.js";
-import { toolContext } from "./tool-context.js";
+import { runTool, type ToolRun } from "./run-tool.js";
+import { resultEvent } from "./step-events.js";
 
-/**
- * An allowed call, ready to run. `slot` is its position in the step; `parsed` is the schema's
- * output for `call.args`, computed once: what `execute` gets.
- */
-export interface Execution<Deps> {
-  slot: number;
-  call: ToolCall;
-  parsed: unknown;
-  tool: Tool<Deps>;
+/** A call whose tool succeeded, with the value as the tool returned it (for `endsRun`). */
+export interface Succeeded<Deps> {
+  open: OpenCall<Deps>;
+  raw: unknown;
 }
 
 /**
- * How an execution ended. `raw` is the value as the tool returned it (for `endsRun`);
- * `"unfit"`: the tool returned a value JSON cannot carry; `"policy"`: the policy's
- * `executeTool` failed on its own (not the tool), which ends the run.
- */
-export type Settled =
-  | { slot: number; kind: "ok"; output: unknown; raw: unknown; ms: number }
-  | {
-      slot: number;
-      kind: "error" | "retry" | "timeout" | "unfit" | "policy";
-      output: string;
-      error: unknown;
-      ms: number;
-    };
-
-/**
- * What the step does around each execution: before it starts (may wait), once it settled,
- * and whether executions not yet started should be left alone (the run is failing).
- */
-export interface ExecutionHooks<Deps> {
-  start(execution: Execution<Deps>): Promise<void> | undefined;
-  settled(done: Settled): void;
-  halted(): boolean;
-}
-
-/**
- * Runs a step's allowed calls, up to `maxParallelToolCalls` at once; a `sequential` tool runs
- * alone, after the calls before it settle and before the calls after it start. Reports each
- * execution as it settles (completion order); never rejects for a tool's failure. Once the run
- * is aborted no call starts (the run itself has rejected already, see `AgentLoop`).
+ * Phase two of a step: runs the allowed calls, up to `maxParallelToolCalls` at once; a
+ * `sequential` tool runs alone, after the calls before it settle and before the calls after
+ * it start. Each call is checkpointed before it starts and after it settles, and its result
+ * event goes out as it settles (completion order). A failure that ends the run (a tool's error
+ * under `toolErrors: "throw"`, retries exceeded, the policy's `executeTool` failing) lets the
+ * running calls settle, starts no more, and is thrown once they did. Returns the calls that
+ * succeeded, in call order. Once the run is aborted no call starts (the run itself has
+ * rejected already, see `AgentLoop`).
  */
 export async function executeCalls<Deps>(
   run: RunContext<Deps>,
-  executions: readonly Execution<Deps>[],
-  step: number,
-  tools: readonly Tool<Deps>[],
-  hooks: ExecutionHooks<Deps>,
-): Promise<void> {
-  for (const batch of batches(executions)) {
-    if (hooks.halted()) return;
-    if (batch.length === 1) {
-      const done = await startOne(run, batch[0]!, step, tools, hooks);
-      if (done) hooks.settled(done);
-    } else await executeBatch(run, batch, step, tools, hooks);
+  step: OpenStep<Deps>,
+  calls: readonly OpenCall<Deps>[],
+): Promise<Succeeded<Deps>[]> {
+  const execution = new StepExecution(run, step);
+  for (const batch of batches(calls)) {
+    if (execution.halted) break;
+    if (batch.length === 1) await execution.startOne(batch[0]!);
+    else await execution.runBatch(batch);
     run.signal.throwIfAborted();
   }
+  if (execution.written) await execution.written;
+  return execution.finish();
 }
 
 /** Splits at sequential tools: each sequential call is a batch of its own. */
-function batches<Deps>(executions: readonly Execution<Deps>[]): Execution<Deps>[][] {
-  if (executions.length === 0) return [];
-  if (!executions.some((execution) => execution.tool.sequential)) return [executions.slice()];
-  const result: Execution<Deps>[][] = [];
-  let current: Execution<Deps>[] = [];
-  for (const execution of executions) {
-    if (!execution.tool.sequential) {
-      current.push(execution);
+function batches<Deps>(calls: readonly OpenCall<Deps>[]): OpenCall<Deps>[][] {
+  if (calls.length === 0) return [];
+  if (!calls.some((open) => open.tool!.sequential)) return [calls.slice()];
+  const result: OpenCall<Deps>[][] = [];
+  let current: OpenCall<Deps>[] = [];
+  for (const open of calls) {
+    if (!open.tool!.sequential) {
+      current.push(open);
       continue;
     }
     if (current.length > 0) result.push(current);
-    result.push([execution]);
+    result.push([open]);
     current = [];
   }
   if (current.length > 0) result.push(current);
   return result;
 }
 
-function executeBatch<Deps>(
-  run: RunContext<Deps>,
-  batch: readonly Execution<Deps>[],
-  step: number,
-  tools: readonly Tool<Deps>[],
-  hooks: ExecutionHooks<Deps>,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let started = 0;
-    let running = 0;
-    let settled = 0;
-    const onSettled = (done: Settled | undefined) => {
-      running--;
-      settled++;
-      if (done) hooks.settled(done);
-      if (settled === batch.length) resolve();
-      else startMore();
-    };
-    const startMore = () => {
-      // After an abort (the run has already rejected) no further tool starts.
-      while (
-        running < run.options.maxParallelToolCalls &&
-        started < batch.length &&
-        !run.signal.aborted
-      ) {
-        running++;
-        startOne(run, batch[started++]!, step, tools, hooks).then(onSettled, reject);
-      }
-    };
-    startMore();
-  });
-}
+/** The executions of one step: what ran, what failed, and the writes in flight. */
+class StepExecution<Deps> {
+  readonly #run: RunContext<Deps>;
+  readonly #step: OpenStep<Deps>;
+  readonly #tools: readonly Tool<Deps>[];
+  readonly #succeeded: Succeeded<Deps>[] = [];
+  #failure: unknown;
+  #written: Promise<void> | undefined;
 
-/**
- * Starts one execution once `start` allows it. Only `start` (the checkpoint before the tool)
- * can reject, and then the tool never ran; after an abort the tool is not started at all, and
- * once the step is halted it is skipped (`undefined`).
- */
-function startOne<Deps>(
-  run: RunContext<Deps>,
-  execution: Execution<Deps>,
-  step: number,
-  tools: readonly Tool<Deps>[],
-  hooks: ExecutionHooks<Deps>,
-): Promise<Settled | undefined> {
-  if (hooks.halted()) return Promise.resolve(undefined);
-  const execute = () =>
-    run.signal.aborted ? new Promise<Settled>(() => {}) : executeOne(run, execution, step, tools);
-  const ready = hooks.start(execution);
-  return ready ? ready.then(execute) : execute();
-}
-
-const TIMED_OUT = Symbol("timed out");
-
-async function executeOne<Deps>(
-  run: RunContext<Deps>,
-  execution: Execution<Deps>,
-  step: number,
-  tools: readonly Tool<Deps>[],
-): Promise<Settled> {
-  const { slot, call, tool } = execution;
-  const started = performance.now();
-  const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
-  const signal = timeout ? AbortSignal.any([run.signal, timeout.signal]) : run.signal;
-  const ctx = toolContext(run, tool, call, step, signal);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    let running = invoke(run, execution, tools, step, ctx);
-    if (timeout) {
-      running = Promise.race([
-        running,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            // Settle as timed out first: a tool that answers its signal at once must not win.
-            reject(TIMED_OUT);
-            timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
-          }, tool.timeoutMs);
-        }),
-      ]);
-    }
-    const raw = running instanceof Promise ? await running : running;
-    const ms = performance.now() - started;
-    const json = toJsonOutput(raw);
-    if (json.ok) return { slot, kind: "ok", output: json.output, raw, ms };
-    const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
-    return { slot, kind: "unfit", output, error: undefined, ms };
-  } catch (error) {
-    const ms = performance.now() - started;
-    if (error === TIMED_OUT) {
-      const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
-      return { slot, kind: "timeout", output, error: timeout!.signal.reason, ms };
-    }
-    if (error instanceof PolicyError) {
-      return { slot, kind: "policy", output: `not run: ${error.message}`, error, ms };
-    }
-    const kind = error instanceof RetryError ? "retry" : "error";
-    return { slot, kind, output: messageOf(error), error, ms };
-  } finally {
-    clearTimeout(timer);
+  constructor(run: RunContext<Deps>, step: OpenStep<Deps>) {
+    this.#run = run;
+    this.#step = step;
+    this.#tools = step.tools.callableTools;
   }
-}
 
-/**
- * Runs the tool with its parsed args (or the policy's `executeTool`); returns what it returns,
- * promise or not. What `executeTool` throws is the tool's failure when the tool threw it, else
- * a `PolicyError`.
- */
-function invoke<Deps>(
-  run: RunContext<Deps>,
-  { call, parsed, tool }: Execution<Deps>,
-  tools: readonly Tool<Deps>[],
-  stepIndex: number,
-  ctx: ReturnType<typeof toolContext<Deps>>,
-): unknown {
-  const { policy } = run.options;
-  const { executeTool } = policy;
-  if (!executeTool) return tool.execute(parsed, ctx);
-  const blame = (error: unknown) => {
-    throw error instanceof RetryError || isToolError(error, ctx)
-      ? error
-      : threw("executeTool", tool.name, error);
-  };
-  try {
-    const result = executeTool.call(policy, {
-      call,
-      args: parsed,
-      tool,
-      tools: tools.slice(),
-      stepIndex,
-      signal: ctx.signal,
-      ctx,
+  /** Whether calls not yet started are left alone: the run is failing. */
+  get halted(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** Runs a batch of calls that may run together, up to `maxParallelToolCalls` at once. */
+  runBatch(batch: readonly OpenCall<Deps>[]): Promise<void> {
+    const run = this.#run;
+    return new Promise((resolve, reject) => {
+      let next = 0;
+      let running = 0;
+      let done = 0;
+      const onDone = () => {
+        running--;
+        done++;
+        if (done === batch.length) resolve();
+        else startMore();
+      };
+      const startMore = () => {
+        // After an abort (the run has already rejected) no further tool starts.
+        while (
+          running < run.options.maxParallelToolCalls &&
+          next < batch.length &&
+          !run.signal.aborted
+        ) {
+          running++;
+          this.startOne(batch[next++]!).then(onDone, reject);
+        }
+      };
+      startMore();
     });
-    return isPromise(result) ? Promise.resolve(result).catch(blame) : result;
-  } catch (error) {
-    return blame(error);
+  }
+
+  /**
+   * Starts one call once its checkpoint is written (only that write can reject, and then the
+   * tool never ran); after an abort the tool is not started at all, and once the step is
+   * halted it is skipped.
+   */
+  startOne(open: OpenCall<Deps>): Promise<void> {
+    if (this.halted) return Promise.resolve();
+    const run = this.#run;
+    started(open);
+    const execute = (): Promise<void> =>
+      run.signal.aborted
+        ? new Promise<void>(() => {})
+        : runTool(run, open, this.#step.index, this.#tools).then((done) =>
+            this.#settle(open, done),
+          );
+    return run.options.store ? run.checkpoint().then(execute) : execute();
+  }
+
+  /** Records how the call ended, counts its failure, checkpoints it, and emits its result. */
+  #settle(open: OpenCall<Deps>, done: ToolRun): void {
+    const run = this.#run;
+    ran(open, done.kind === "ok", done.output, done.ms);
+    if (done.kind === "ok") this.#succeeded.push({ open, raw: done.raw });
+    else this.#failure ??= this.#failureOf(open, done);
+    if (run.options.store) {
+      const written = run.checkpoint();
+      written.catch(() => {}); // awaited before finish(); a failed write must not go unhandled meanwhile
+      this.#written = written;
+    }
+    if (run.listening) run.emit(resultEvent(run, this.#step.index, open.record, done.ms));
+  }
+
+  /** The error a failed call ends the run with, if any; counts `RetryError`s. */
+  #failureOf(open: OpenCall<Deps>, done: Exclude<ToolRun, { kind: "ok" }>): unknown {
+    const run = this.#run;
+    const { toolName, toolCallId } = open.record;
+    switch (done.kind) {
+      case "policy":
+        return done.error;
+      case "retry":
+        try {
+          failTool(run, open.tool!, done.error);
+        } catch (exceeded) {
+          return exceeded;
+        }
+        return undefined;
+      case "error":
+        return run.options.toolErrors === "throw"
+          ? new ToolExecutionError(toolName, toolCallId, { cause: done.error })
+          : undefined;
+      case "unfit":
+        return run.options.toolErrors === "throw"
+          ? new ToolOutputError(done.output, toolName, toolCallId)
+          : undefined;
+      case "timeout":
+        return undefined;
+    }
+  }
+
+  /** The last checkpoint in flight, if any: awaited before the step goes on. */
+  get written(): Promise<void> | undefined {
+    return this.#written;
+  }
+
+  /** Throws the failure, if any, and lists what succeeded, in call order (once every write is done). */
+  finish(): Succeeded<Deps>[] {
+    const run = this.#run;
+    run.signal.throwIfAborted();
+    if (this.#failure) throw this.#failure;
+    const order = this.#step.calls;
+    const succeeded = this.#succeeded.sort((a, b) => order.indexOf(a.open) - order.indexOf(b.open));
+    for (const { open } of succeeded) run.executed.push(open.record.toolName);
+    return succeeded;
   }
 }

@@ -4,7 +4,7 @@ import type { StepTools } from "../policy.js";
 import type { ModelRequest } from "../provider.js";
 import type { Tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
-import { isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, shortForm } from "../util/policy-call.js";
 import type { RunContext } from "./run-context.js";
@@ -13,7 +13,7 @@ import type { RunContext } from "./run-context.js";
  * The tools of one step: what the model is shown and what may run. Plain data, shared and
  * frozen when every tool is offered (computed once per loop, not per step).
  */
-export interface StepView<Deps> {
+export interface ToolsOfStep<Deps> {
   shown: readonly Tool<Deps>[];
   shownNames: readonly string[];
   specs: readonly ToolSpec[];
@@ -28,10 +28,10 @@ export interface StepView<Deps> {
  * Asks `prepareStep` (when there is one) which tools this step shows and which may run. An
  * answer of the wrong shape is a `PolicyError`; a name not in the toolset an `UnknownToolError`.
  */
-export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<Deps>> {
+export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfStep<Deps>> {
   const { tools, policy } = run.options;
   const { prepareStep } = policy;
-  if (!prepareStep) return fullView(run);
+  if (!prepareStep) return everyTool(run);
   const prepared = callPolicy(
     "prepareStep",
     undefined,
@@ -43,26 +43,22 @@ export function stepTools<Deps>(run: RunContext<Deps>): MaybePromise<StepView<De
       }),
     readPrepared<Deps>,
   );
-  const viewFor = (answer: StepTools<Deps> | undefined) =>
-    answer === undefined ? fullView(run) : viewOf(tools, answer);
-  return isPromise(prepared)
-    ? prepared.then((answer) => {
-        run.signal.throwIfAborted();
-        return viewFor(answer);
-      })
-    : viewFor(prepared);
+  return andThen(prepared, (answer) => {
+    run.signal.throwIfAborted();
+    return answer === undefined ? everyTool(run) : toolsOf(tools, answer);
+  });
 }
 
-const fullViews = new WeakMap<object, StepView<any>>();
+const everyToolByLoop = new WeakMap<object, ToolsOfStep<any>>();
 
 /** Every tool shown and callable: computed once per loop. */
-function fullView<Deps>(run: RunContext<Deps>): StepView<Deps> {
+function everyTool<Deps>(run: RunContext<Deps>): ToolsOfStep<Deps> {
   const { tools, specs } = run.options;
-  let view = fullViews.get(run.options);
-  if (!view) {
+  let every = everyToolByLoop.get(run.options);
+  if (!every) {
     const all = Object.freeze([...tools]);
     const names = Object.freeze(tools.names());
-    view = Object.freeze({
+    every = Object.freeze({
       shown: all,
       shownNames: names,
       specs: Object.freeze(specs.slice()),
@@ -70,9 +66,9 @@ function fullView<Deps>(run: RunContext<Deps>): StepView<Deps> {
       callableNames: names,
       callableTools: all,
     });
-    fullViews.set(run.options, view);
+    everyToolByLoop.set(run.options, every);
   }
-  return view;
+  return every;
 }
 
 const ANSWER =
@@ -130,7 +126,7 @@ function isToolChoice(choice: unknown): boolean {
   );
 }
 
-function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps> {
+function toolsOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): ToolsOfStep<Deps> {
   const shown = step.tools.map((entry: Tool<Deps> | string) => {
     const name = typeof entry === "string" ? entry : entry.name;
     const known = all.get(name);
@@ -163,7 +159,7 @@ function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps>
   if (typeof choice === "object" && choice !== null && !shownByName.has(choice.name)) {
     throw new UnknownToolError(choice.name, [...shownByName.keys()]);
   }
-  const view: StepView<Deps> = {
+  const offered: ToolsOfStep<Deps> = {
     shown: Object.freeze(shown),
     shownNames: Object.freeze(shown.map((tool) => tool.name)),
     specs: shown.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
@@ -171,8 +167,8 @@ function viewOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): StepView<Deps>
     callableNames: Object.freeze([...callable.keys()]),
     callableTools: Object.freeze([...callable.values()]),
   };
-  if (choice !== undefined) view.toolChoice = choice;
-  return view;
+  if (choice !== undefined) offered.toolChoice = choice;
+  return offered;
 }
 
 /** Whether a value has what the loop needs of a tool (as `tool()` builds it). */

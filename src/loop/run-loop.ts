@@ -1,28 +1,27 @@
 import { TollgateError } from "../errors.js";
 import { textOf } from "../messages.js";
 import type { RunResult } from "../run-result.js";
+import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunStatus } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
-import type { StepOutcome } from "./open-step.js";
-import { transcriptOnFailure } from "./open-step.js";
+import type { StepOutcome } from "./finish-step.js";
+import { transcriptOnFailure } from "./finish-step.js";
+import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { runStep } from "./run-step.js";
 
 /**
  * The agent loop: step after step until the model answers without tool calls, a hook stops
  * the run, a tool's result ends it, a call waits for approval, or the steps run out.
- * `first` replaces the first step (a resumed run settles its paused step there).
+ * A resumed run (given its checked `plan`) first finishes its paused step (`resumeStep`).
  */
-export async function runLoop<Deps>(
-  run: RunContext<Deps>,
-  first?: () => Promise<StepOutcome>,
-): Promise<RunResult> {
-  run.emit({ type: "run-start", runId: run.runId, resumed: first !== undefined });
+export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): Promise<RunResult> {
+  run.emit({ type: "run-start", runId: run.runId, resumed: plan !== undefined });
   let outcome: StepOutcome = { kind: "continue" };
   let result: RunResult;
   try {
-    if (first) outcome = await first();
+    if (plan) outcome = await resumeStep(run, plan);
     while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
       outcome = await runStep(run);
     }

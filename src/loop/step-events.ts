@@ -1,20 +1,21 @@
 import type { LoopEvent } from "../events.js";
 import type { ToolResult } from "../messages.js";
 import type { CallRecord } from "../step-record.js";
-import type { CallSlot, OpenStep } from "./open-step.js";
+import type { OpenCall } from "./call-record.js";
 import type { RunContext } from "./run-context.js";
 
 /** `tool-result` events for the calls that already have a result, in call order. */
 export function resultEvents<Deps>(
   run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  slots: CallSlot<Deps>[],
+  step: number,
+  calls: readonly OpenCall<Deps>[],
 ): void {
   if (!run.listening) return;
-  for (const slot of slots)
-    if (slot.record.result) run.emit(resultEvent(run, step.index, slot.record, 0));
+  for (const open of calls)
+    if (open.record.result) run.emit(resultEvent(run, step, open.record, 0));
 }
 
+/** The `tool-result` event of a call that has its result. */
 export function resultEvent<Deps>(
   run: RunContext<Deps>,
   step: number,
@@ -34,12 +35,13 @@ export function resultEvent<Deps>(
   };
 }
 
+/** The `tool-decision` event of a call the gate (or a human) decided. */
 export function decisionEvent<Deps>(
   run: RunContext<Deps>,
   step: number,
-  slot: CallSlot<Deps>,
+  open: OpenCall<Deps>,
 ): LoopEvent {
-  const { record } = slot;
+  const { record } = open;
   const event: LoopEvent = {
     type: "tool-decision",
     runId: run.runId,
@@ -49,7 +51,7 @@ export function decisionEvent<Deps>(
     verdict: record.verdict,
     by: record.by,
   };
-  if (slot.call) event.call = slot.call;
+  if (open.call) event.call = open.call;
   if (record.reason !== undefined) event.reason = record.reason;
   return event;
 }

@@ -2,7 +2,7 @@ import type { AssistantPart, FinishReason, ModelResponse, Usage } from "tollgate
 import type { AnswerShape } from "../http/answer.js";
 import { embeddedError } from "../http/provider-errors.js";
 import { makeUsage } from "../http/usage.js";
-import { newToolCallId } from "../provider/response-assembler.js";
+import { newToolCallId } from "../util/ids.js";
 
 /** The `usage` object of Chat Completions and of the servers that copy it. */
 export interface ChatUsage {

@@ -1,23 +1,10 @@
 import { messageOf, ResumeError } from "../errors.js";
-import type { ToolCallPart } from "../gate/gate.js";
-import type { Execution } from "../loop/execute-calls.js";
-import {
-  type CallSlot,
-  type OpenStep,
-  recordOf,
-  type StepOutcome,
-  settleRecord,
-} from "../loop/open-step.js";
-import type { RunContext } from "../loop/run-context.js";
-import { settleStep } from "../loop/settle-step.js";
-import { decisionEvent, resultEvents } from "../loop/step-events.js";
-import type { ResolvedOptions } from "../loop-options.js";
-import type { ToolCall } from "../messages.js";
 import type { CallRecord, StepRecord } from "../step-record.js";
-import { argsFromValue, checkArgs, freezeJson } from "../tools/args.js";
-import { errorResult } from "../tools/tool-output.js";
+import type { ArgsLimits } from "../tools/args.js";
+import { argsFromValue, checkArgs } from "../tools/args.js";
+import type { Toolset } from "../tools/toolset.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
-import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
+import { approvalDigest, sameHex } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
 import { stateProblem } from "./state-schema.js";
@@ -37,19 +24,35 @@ export type ApprovalDecisions = Record<string, ApprovalDecision>;
  */
 export type StateSource = "store" | "value" | "foreign";
 
-/** What a checked state resumes with: the run's data and how to finish its open step. */
-export interface ResumePlan<Deps> {
-  state: RunState;
-  /** Finishes the open step: decisions applied, calls run, results written. */
-  first(run: RunContext<Deps>): Promise<StepOutcome>;
+/** What of the loop's options a resume is checked against. */
+export interface ResumeSettings<Deps> {
+  tools: Toolset<Deps>;
+  signingKey: string | Uint8Array | undefined;
+  trustState: boolean;
+  argsLimits: ArgsLimits;
+  stateMigrations: Record<number, (state: any) => unknown>;
 }
 
-/** What resuming does with one call of the open step that has no result yet. */
-type Resolution<Deps> =
-  | { kind: "approve"; slot: CallSlot<Deps>; args: unknown; parsed: unknown; edited: boolean }
-  | { kind: "refuse"; slot: CallSlot<Deps>; reason?: string }
-  | { kind: "rerun"; slot: CallSlot<Deps>; parsed: unknown }
-  | { kind: "unknown"; slot: CallSlot<Deps> };
+/**
+ * What a checked state resumes with: the state (migrated, checked, private), and for each call
+ * of its open step that has no result yet, in call order, what resuming does with it.
+ */
+export interface ResumePlan {
+  state: RunState;
+  resolutions: Resolution[];
+}
+
+/**
+ * What resuming does with one call of the open step that has no result yet: run it approved
+ * (with the human's edited args, or as it was), refuse it, run it (a checkpoint's call that
+ * had not started), or settle it as "outcome unknown" (it had started; it is not idempotent).
+ * `parsed` is the schema's output for the args that will run, computed once, here.
+ */
+export type Resolution =
+  | { kind: "approve"; toolCallId: string; args: unknown; parsed: unknown; edited: boolean }
+  | { kind: "refuse"; toolCallId: string; reason?: string }
+  | { kind: "rerun"; toolCallId: string; parsed: unknown }
+  | { kind: "unknown"; toolCallId: string };
 
 const DECISION_KEYS = ["approve", "args", "reason", "digest"];
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -62,11 +65,11 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * `ResumeError` saying what is wrong and how to fix it.
  */
 export async function planResume<Deps>(
-  options: ResolvedOptions<Deps>,
+  options: ResumeSettings<Deps>,
   given: unknown,
   source: StateSource,
   decisions: unknown,
-): Promise<ResumePlan<Deps>> {
+): Promise<ResumePlan> {
   const copy = privateCopy(given);
   const byDigest = await trustOf(options, copy, source, decisions);
   let digest: Promise<string> | undefined;
@@ -89,18 +92,17 @@ export async function planResume<Deps>(
   checkOpenStep(state, open);
   checkCalls(state, open);
   const checked = checkDecisions(decisions as Record<string, unknown>);
-  const step = openStepOf(options, open);
-  const resolutions: Resolution<Deps>[] = [];
+  const resolutions: Resolution[] = [];
   const pendingIds = new Set<string>();
-  for (const slot of step.slots) {
-    if (slot.record.result) continue;
-    if (slot.record.verdict === "needs-approval") pendingIds.add(slot.record.toolCallId);
+  for (const record of open.calls) {
+    if (record.result) continue;
+    if (record.verdict === "needs-approval") pendingIds.add(record.toolCallId);
     else if (byDigest) {
       throw new ResumeError(
-        `call ${slot.record.toolCallId} has verdict "${slot.record.verdict}" and no result, which a paused state never has; the state is damaged`,
+        `call ${record.toolCallId} has verdict "${record.verdict}" and no result, which a paused state never has; the state is damaged`,
       );
     }
-    resolutions.push(await resolve(options, state, stateDigest, slot, checked));
+    resolutions.push(await resolve(options, state, stateDigest, record, checked));
   }
   for (const id of Object.keys(checked)) {
     if (!pendingIds.has(id)) {
@@ -109,10 +111,7 @@ export async function planResume<Deps>(
       );
     }
   }
-  return {
-    state,
-    first: (run) => finishOpenStep(run, step, resolutions, state.endedBy),
-  };
+  return { state, resolutions };
 }
 
 /** A copy of the given state that no one else holds: plain JSON data, read once. */
@@ -139,7 +138,7 @@ function privateCopy(given: unknown): RunState {
  * digest (returns true: digest mode).
  */
 async function trustOf<Deps>(
-  options: ResolvedOptions<Deps>,
+  options: ResumeSettings<Deps>,
   state: RunState,
   source: StateSource,
   decisions: unknown,
@@ -185,7 +184,7 @@ async function trustOf<Deps>(
   );
 }
 
-function migrate<Deps>(options: ResolvedOptions<Deps>, state: RunState): RunState {
+function migrate<Deps>(options: ResumeSettings<Deps>, state: RunState): RunState {
   let current = state;
   while (current.version < RUN_STATE_VERSION) {
     const from = current.version;
@@ -294,50 +293,16 @@ function checkDecisions(decisions: Record<string, unknown>): Record<string, Appr
   return decisions as Record<string, ApprovalDecision>;
 }
 
-/** The open step rebuilt from its record, with this loop's tools. */
-function openStepOf<Deps>(options: ResolvedOptions<Deps>, record: StepRecord): OpenStep<Deps> {
-  const { tools } = options;
-  const present = (names: string[]) => names.flatMap((name) => tools.find(name) ?? []);
-  const parts = record.response.parts.filter(
-    (part): part is ToolCallPart => part.type === "tool-call",
-  );
-  const view: OpenStep<Deps>["view"] = {
-    shownNames: record.tools,
-    callableTools: present(record.callable),
-    callableNames: record.callable,
-  };
-  if (record.toolChoice !== undefined) view.toolChoice = record.toolChoice;
-  return {
-    index: record.index,
-    started: performance.now() - record.ms,
-    view,
-    response: freezeJson(record.response),
-    parts,
-    slots: record.calls.map((call) => slotOf(options, call)),
-  };
-}
-
-function slotOf<Deps>(options: ResolvedOptions<Deps>, given: CallRecord): CallSlot<Deps> {
-  const record = freezeJson(given);
-  const slot: CallSlot<Deps> = { record };
-  const tool = options.tools.find(record.toolName);
-  if (tool) slot.tool = tool;
-  if ("args" in record) slot.call = callOf(record, record.args);
-  return slot;
-}
-
-const callOf = (record: CallRecord, args: unknown): ToolCall =>
-  Object.freeze({ id: record.toolCallId, name: record.toolName, args, rawArgs: record.rawArgs });
-
 /** What resuming does with one call that has no result yet. */
 async function resolve<Deps>(
-  options: ResolvedOptions<Deps>,
+  options: ResumeSettings<Deps>,
   state: RunState,
   stateDigest: () => Promise<string>,
-  slot: CallSlot<Deps>,
+  record: CallRecord,
   decisions: Record<string, ApprovalDecision>,
-): Promise<Resolution<Deps>> {
-  const { record } = slot;
+): Promise<Resolution> {
+  const { toolCallId } = record;
+  const tool = options.tools.find(record.toolName);
   if (record.verdict === "needs-approval") {
     const decision = decisions[record.toolCallId];
     if (!decision) {
@@ -348,24 +313,28 @@ async function resolve<Deps>(
     await checkDigest(state, stateDigest, record, decision);
     if (!decision.approve) {
       return decision.reason === undefined
-        ? { kind: "refuse", slot }
-        : { kind: "refuse", slot, reason: decision.reason };
+        ? { kind: "refuse", toolCallId }
+        : { kind: "refuse", toolCallId, reason: decision.reason };
     }
     const edited = decision.args !== undefined;
     const args = edited ? editedArgs(options, record, decision.args) : record.args;
-    const parsed = await parsedArgs(options, slot, args, edited);
-    return { kind: "approve", slot, args, parsed, edited };
+    const parsed = await parsedArgs(options, record, args, edited);
+    return { kind: "approve", toolCallId, args, parsed, edited };
   }
   if (record.verdict !== "allow") {
     throw new ResumeError(
       `call ${record.toolCallId} has verdict "${record.verdict}" but no result; the state is damaged`,
     );
   }
-  if (record.started && !slot.tool?.idempotent) {
+  if (record.started && !tool?.idempotent) {
     // The process stopped while this call ran: running it again could repeat its side effects.
-    return { kind: "unknown", slot };
+    return { kind: "unknown", toolCallId };
   }
-  return { kind: "rerun", slot, parsed: await parsedArgs(options, slot, record.args, false) };
+  return {
+    kind: "rerun",
+    toolCallId,
+    parsed: await parsedArgs(options, record, record.args, false),
+  };
 }
 
 async function checkDigest(
@@ -387,7 +356,7 @@ async function checkDigest(
 
 /** A human's edit as args in the model's form: JSON data within the loop's limits. */
 function editedArgs<Deps>(
-  options: ResolvedOptions<Deps>,
+  options: ResumeSettings<Deps>,
   record: CallRecord,
   given: unknown,
 ): unknown {
@@ -400,12 +369,12 @@ function editedArgs<Deps>(
 
 /** The schema's output for a call's final args: what `execute` will get, computed once, here. */
 async function parsedArgs<Deps>(
-  options: ResolvedOptions<Deps>,
-  slot: CallSlot<Deps>,
+  options: ResumeSettings<Deps>,
+  record: CallRecord,
   args: unknown,
   edited: boolean,
 ): Promise<unknown> {
-  const { record, tool } = slot;
+  const tool = options.tools.find(record.toolName);
   if (!tool) {
     throw new ResumeError(
       `tool ${record.toolName} is not in this loop's toolset (it has: ${options.tools.names().join(", ") || "no tools"})`,
@@ -418,90 +387,4 @@ async function parsedArgs<Deps>(
   if (checked.ok) return checked.parsed;
   const whose = edited ? "the edited args" : "the stored args";
   throw new ResumeError(`${whose} of call ${record.toolCallId} are not valid: ${checked.message}`);
-}
-
-/** The first step of a resumed run: applies the resolutions, then runs and writes the step. */
-async function finishOpenStep<Deps>(
-  run: RunContext<Deps>,
-  step: OpenStep<Deps>,
-  resolutions: Resolution<Deps>[],
-  endedBy: RunState["endedBy"],
-): Promise<StepOutcome> {
-  run.openStep = () => recordOf(step);
-  const decided: CallSlot<Deps>[] = [];
-  const executions: Execution<Deps>[] = [];
-  for (const resolution of resolutions) {
-    const { slot } = resolution;
-    const index = step.slots.indexOf(slot);
-    switch (resolution.kind) {
-      case "refuse":
-        refuse(run, slot, resolution.reason);
-        decided.push(slot);
-        run.emit(decisionEvent(run, step.index, slot));
-        break;
-      case "unknown": {
-        const { toolCallId, toolName } = slot.record;
-        settleRecord(
-          slot,
-          errorResult(
-            toolCallId,
-            toolName,
-            "outcome unknown: the process stopped while this call ran",
-          ),
-        );
-        decided.push(slot);
-        break;
-      }
-      case "approve":
-        approve(slot, resolution.args, resolution.edited);
-        executions.push(executionOf(slot, index, resolution.parsed));
-        run.emit(decisionEvent(run, step.index, slot));
-        break;
-      case "rerun":
-        executions.push(executionOf(slot, index, resolution.parsed));
-    }
-  }
-  resultEvents(run, step, decided);
-  return settleStep(run, step, executions, endedBy);
-}
-
-/** A call of the open step, ready to run with the args the schema parsed for it. */
-function executionOf<Deps>(slot: CallSlot<Deps>, index: number, parsed: unknown): Execution<Deps> {
-  slot.parsed = parsed;
-  return { slot: index, call: slot.call!, parsed, tool: slot.tool! };
-}
-
-function refuse<Deps>(
-  run: RunContext<Deps>,
-  slot: CallSlot<Deps>,
-  reason: string | undefined,
-): void {
-  const { toolCallId, toolName, args } = slot.record;
-  const because = reason === undefined ? "" : `: ${reason}`;
-  slot.record = {
-    ...slot.record,
-    verdict: "deny",
-    by: "approval",
-    ...(reason === undefined ? {} : { reason }),
-    result: errorResult(
-      toolCallId,
-      toolName,
-      `the call to ${toolName} was refused by a human${because}`,
-    ),
-  };
-  run.denied.push({
-    toolName,
-    args: canonicalJson(args),
-    ...(reason === undefined ? {} : { reason }),
-  });
-}
-
-function approve<Deps>(slot: CallSlot<Deps>, args: unknown, edited: boolean): void {
-  const record: CallRecord = { ...slot.record, verdict: "allow", by: "approval" };
-  if (edited) {
-    record.editedFrom = slot.record.args;
-    record.args = args;
-  }
-  slot.record = record;
-  slot.call = callOf(record, args);
 }

@@ -1,3 +1,4 @@
+import { leaseMsOf } from "../util/lease-ms.js";
 import type { RunState } from "./run-state.js";
 
 /**
@@ -43,15 +44,6 @@ export const RUN_STORE_METHODS = ["get", "acquire", "renew", "put", "release", "
 export interface RunStoreOptions {
   /** How long a lease lasts without renewal, in ms (default 30,000). A crashed process's run can be resumed after it. */
   leaseMs?: number;
-}
-
-/** The lease length of a store's options, checked. */
-export function leaseMsOf(where: string, options: RunStoreOptions | undefined): number {
-  const leaseMs = options?.leaseMs ?? 30_000;
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
-    throw new TypeError(`${where}: leaseMs must be a positive number of milliseconds`);
-  }
-  return leaseMs;
 }
 
 /**

@@ -1,15 +1,39 @@
-import type { RunContext } from "../loop/run-context.js";
-import type { ToolCall } from "../messages.js";
-import type { RunState } from "./run-state.js";
+import type { Message, ToolCall, Usage } from "../messages.js";
+import { zeroUsage } from "../messages.js";
+import type { StepRecord } from "../step-record.js";
+import type { DeniedCall, RunState } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
+
+/**
+ * A run's data: what a `RunState` holds and a live run appends to. `messages` and `steps` only
+ * grow, and every value appended is never changed again.
+ */
+export interface RunData {
+  readonly runId: string;
+  readonly maxSteps: number;
+  readonly messages: Message[];
+  /** The finished steps (the open one, while a step runs, is `openStep()`). */
+  readonly steps: StepRecord[];
+  usage: Usage;
+  /** Failures so far per tool name. */
+  readonly retries: Map<string, number>;
+  /** Calls to tools that were not callable so far, per tool name. */
+  readonly unavailableCalls: Map<string, number>;
+  /** Names of tools that executed successfully, in order. */
+  readonly executed: string[];
+  /** Calls a human refused in this run. */
+  readonly denied: DeniedCall[];
+  /** The record of the step in progress, for checkpoints; set while a step is open. */
+  openStep: (() => StepRecord) | undefined;
+}
 
 /**
  * The state of a run as it stands, with the open step (if any) as its last step. Taken at
  * once (nothing awaited), so it is one consistent moment of the run; `sealState` adds the
- * pending list and the signature.
+ * pending list and the signature. `restore` is its inverse.
  */
-export function snapshot<Deps>(
-  run: RunContext<Deps>,
+export function snapshot(
+  run: RunData,
   status: RunState["status"],
   extras: { endedBy?: ToolCall } = {},
 ): RunState {
@@ -32,4 +56,39 @@ export function snapshot<Deps>(
   };
   if (extras.endedBy) state.endedBy = extras.endedBy;
   return state;
+}
+
+/**
+ * The run's data from a checked paused (or running) state, without its open step: the
+ * resumed run finishes that step first and records it then.
+ */
+export function restore(state: RunState): RunData {
+  return {
+    runId: state.runId,
+    maxSteps: state.maxSteps,
+    messages: state.messages.slice(),
+    steps: state.steps.slice(0, -1),
+    usage: state.usage,
+    retries: new Map(Object.entries(state.retries)),
+    unavailableCalls: new Map(Object.entries(state.unavailableCalls)),
+    executed: state.executed.slice(),
+    denied: state.denied.slice(),
+    openStep: undefined,
+  };
+}
+
+/** A new run's data: its id, its step budget and its first messages. */
+export function freshRun(runId: string, maxSteps: number, messages: Message[]): RunData {
+  return {
+    runId,
+    maxSteps,
+    messages,
+    steps: [],
+    usage: zeroUsage(),
+    retries: new Map(),
+    unavailableCalls: new Map(),
+    executed: [],
+    denied: [],
+    openStep: undefined,
+  };
 }

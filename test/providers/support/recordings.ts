@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { collectResponse } from "../../../src/provider/response-assembler.js";
+import { collectResponse } from "../../../src/model/response-assembler.js";
 import type {
   ModelRequest,
   ModelResponse,

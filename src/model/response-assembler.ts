@@ -1,11 +1,7 @@
-import type { AssistantPart } from "../messages.js";
+import type { AssistantPart, ToolCallPart } from "../messages.js";
 import { zeroUsage } from "../messages.js";
 import type { ModelResponse, ModelStreamPart } from "../provider.js";
-
-type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
-
-/** Makes a tool-call id for providers that send none (Gemini, some local servers). */
-export const newToolCallId = (): string => `call_${crypto.randomUUID().replaceAll("-", "")}`;
+import { newToolCallId } from "../util/ids.js";
 
 /**
  * Builds a `ModelResponse` from stream parts, in the order parts begin: consecutive text

@@ -1,0 +1,185 @@
+import { HookError } from "../errors.js";
+import type { GateOutcome } from "../gate/gate.js";
+import { hookName } from "../gate/gate.js";
+import type { ToolCall, ToolCallPart, ToolResult } from "../messages.js";
+import type { CallRecord, DecidedBy } from "../step-record.js";
+import { freezeJson } from "../tools/args.js";
+import type { Tool } from "../tools/tool.js";
+import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
+
+/**
+ * One call of the open step. `record` is what the state and the events show; it is replaced
+ * (never edited in place) at each turn of the call's life, and only by this module:
+ * arrived → decided (or stopped) → started → settled, or, on resume, approved / refused /
+ * outcome unknown. `call` is the frozen call once its args were read; `parsed` the schema's
+ * output for an allowed call's final args, what `execute` gets.
+ */
+export interface OpenCall<Deps> {
+  readonly record: CallRecord;
+  readonly tool: Tool<Deps> | undefined;
+  readonly call: ToolCall | undefined;
+  readonly parsed: unknown;
+}
+
+type Mutable<Deps> = { -readonly [K in keyof OpenCall<Deps>]: OpenCall<Deps>[K] };
+const write = <Deps>(open: OpenCall<Deps>) => open as Mutable<Deps>;
+
+/** A call as it reaches the gate: not decided yet. */
+export function arrived<Deps>(part: ToolCallPart, tool: Tool<Deps> | undefined): OpenCall<Deps> {
+  return {
+    record: {
+      toolCallId: part.id,
+      toolName: part.name,
+      rawArgs: part.args,
+      verdict: "allow",
+      by: "default",
+    },
+    tool,
+    call: undefined,
+    parsed: undefined,
+  };
+}
+
+/** A call of a stored open step, as the state holds it. */
+export function restored<Deps>(record: CallRecord, tool: Tool<Deps> | undefined): OpenCall<Deps> {
+  const frozen = freezeJson(record);
+  const call = "args" in frozen ? callOf(frozen, frozen.args) : undefined;
+  return { record: frozen, tool, call, parsed: undefined };
+}
+
+/** What the gate decided: the verdict, and the result when the call will not run. */
+export function decided<Deps>(open: OpenCall<Deps>, outcome: GateOutcome): void {
+  const record: CallRecord = { ...open.record, verdict: outcome.kind, by: outcome.by };
+  const { toolCallId, toolName } = record;
+  if ("call" in outcome) {
+    write(open).call = outcome.call;
+    record.args = outcome.call.args;
+  }
+  if (outcome.kind === "allow") write(open).parsed = outcome.parsed;
+  switch (outcome.kind) {
+    case "unavailable":
+    case "invalid":
+    case "block":
+      record.reason = outcome.message;
+      record.result = errorResult(toolCallId, toolName, outcome.message);
+      break;
+    case "deny": {
+      if (outcome.reason !== undefined) record.reason = outcome.reason;
+      const because = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
+      record.result = errorResult(
+        toolCallId,
+        toolName,
+        `the call to ${toolName} was denied${because}`,
+      );
+      break;
+    }
+    case "result": {
+      const json = toJsonOutput(outcome.output);
+      if (!json.ok) {
+        const hook = Number(outcome.by.slice("hook:".length));
+        throw new HookError(
+          `${hookName(hook)} answered tool ${toolName} with a result JSON cannot carry: ${json.problem}`,
+          hook,
+          toolName,
+          toolCallId,
+        );
+      }
+      record.result = okResult(toolCallId, toolName, json.output);
+      break;
+    }
+    case "stop":
+    case "needs-approval":
+    case "allow":
+      if (outcome.reason !== undefined) record.reason = outcome.reason;
+  }
+  write(open).record = record;
+}
+
+/** A call after a hook stopped the run: it never reaches the gate. */
+export function stopped<Deps>(
+  open: OpenCall<Deps>,
+  stop: { by: DecidedBy; reason?: string },
+): void {
+  const record: CallRecord = { ...open.record, verdict: "stop", by: stop.by };
+  if (stop.reason !== undefined) record.reason = stop.reason;
+  write(open).record = record;
+}
+
+/** The call's tool is about to run: checkpoints written from now on mark it started. */
+export function started<Deps>(open: OpenCall<Deps>): void {
+  write(open).record = { ...open.record, started: true };
+}
+
+/**
+ * The call's result: a new record without `started`, with how long the tool ran. An ok
+ * result of an edited call says so (the model sees the args that ran).
+ */
+export function settled<Deps>(open: OpenCall<Deps>, result: ToolResult, ms?: number): void {
+  const { toolCallId, toolName, rawArgs, args, editedFrom, verdict, by, reason } = open.record;
+  const record: CallRecord = { toolCallId, toolName, rawArgs, verdict, by, result };
+  if (args !== undefined) record.args = args;
+  if (editedFrom !== undefined) record.editedFrom = editedFrom;
+  if (reason !== undefined) record.reason = reason;
+  if (ms !== undefined) record.ms = ms;
+  write(open).record = record;
+}
+
+/** The result of a tool that ran: its output, or its error's text. */
+export function ran<Deps>(open: OpenCall<Deps>, ok: boolean, output: unknown, ms: number): void {
+  const { toolCallId, toolName, editedFrom, args } = open.record;
+  const edited = editedFrom === undefined ? undefined : args;
+  const result = ok
+    ? okResult(toolCallId, toolName, output, edited)
+    : errorResult(toolCallId, toolName, output as string, edited);
+  settled(open, result, ms);
+}
+
+/** A call that will not run, with why. */
+export function notRun<Deps>(open: OpenCall<Deps>, why: string): void {
+  const { toolCallId, toolName } = open.record;
+  settled(open, errorResult(toolCallId, toolName, why));
+}
+
+/** A human approved the call, with edited args (model form) or as it was; `parsed` is what runs. */
+export function approved<Deps>(
+  open: OpenCall<Deps>,
+  args: unknown,
+  edited: boolean,
+  parsed: unknown,
+): void {
+  const record: CallRecord = { ...open.record, verdict: "allow", by: "approval" };
+  if (edited) {
+    record.editedFrom = open.record.args;
+    record.args = args;
+  }
+  write(open).record = record;
+  write(open).call = callOf(record, record.args);
+  write(open).parsed = parsed;
+}
+
+/** A call of a checkpoint that had not started: it runs now, with `parsed`. */
+export function rerun<Deps>(open: OpenCall<Deps>, parsed: unknown): void {
+  write(open).parsed = parsed;
+}
+
+/** A human refused the call. */
+export function refused<Deps>(open: OpenCall<Deps>, reason: string | undefined): void {
+  const { toolCallId, toolName } = open.record;
+  const because = reason === undefined ? "" : `: ${reason}`;
+  const record: CallRecord = {
+    ...open.record,
+    verdict: "deny",
+    by: "approval",
+    result: errorResult(
+      toolCallId,
+      toolName,
+      `the call to ${toolName} was refused by a human${because}`,
+    ),
+  };
+  if (reason !== undefined) record.reason = reason;
+  write(open).record = record;
+}
+
+/** The call as everything outside `execute` sees it: frozen, args in the model's form. */
+const callOf = (record: CallRecord, args: unknown): ToolCall =>
+  Object.freeze({ id: record.toolCallId, name: record.toolName, args, rawArgs: record.rawArgs });

@@ -1,0 +1,112 @@
+import { gate } from "../gate/gate.js";
+import type { ToolCall, ToolCallPart } from "../messages.js";
+import { canonicalJson } from "../state/digest.js";
+import type { DeniedCall } from "../state/run-state.js";
+import type { DecidedBy } from "../step-record.js";
+import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { arrived, decided, notRun, type OpenCall, stopped } from "./call-record.js";
+import type { OpenStep } from "./open-step.js";
+import type { ToolsOfStep } from "./prepare-step.js";
+import { countFailure } from "./retries.js";
+import type { RunContext } from "./run-context.js";
+import { decisionEvent, resultEvents } from "./step-events.js";
+import { toolContext } from "./tool-context.js";
+
+/** A hook's stop: who stopped the run, and why. */
+export interface Stop {
+  by: DecidedBy;
+  reason?: string;
+}
+
+/**
+ * Phase one of a step: every call the model asked for through the gate, in call order, one
+ * after the other. Once a hook stops the run, the calls after it are not gated, and no call of
+ * the step runs. Ends with the results of the calls that will not run. Returns the stop, if any;
+ * synchronous while the gate is.
+ */
+export function gateCalls<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  parts: readonly ToolCallPart[],
+  tools: ToolsOfStep<Deps>,
+): MaybePromise<Stop | undefined> {
+  return andThen(gateFrom(run, step, parts, tools, 0, undefined), (stop) => {
+    if (stop) {
+      const note = stop.reason === undefined ? "" : ` (${stop.reason})`;
+      for (const open of step.calls) notRun(open, `not run: the run was stopped${note}`);
+    }
+    resultEvents(run, step.index, step.calls);
+    return stop;
+  });
+}
+
+/** Gates call `index` and the ones after it (continues at once while the gate answers at once). */
+function gateFrom<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  parts: readonly ToolCallPart[],
+  tools: ToolsOfStep<Deps>,
+  index: number,
+  stop: Stop | undefined,
+): MaybePromise<Stop | undefined> {
+  for (; index < parts.length; index++) {
+    const part = parts[index]!;
+    const open = arrived(part, tools.find(part.name));
+    step.calls.push(open);
+    if (run.listening) {
+      const { runId } = run;
+      const { id: toolCallId, name: toolName, args: rawArgs } = part;
+      run.emit({ type: "tool-call", runId, step: step.index, toolCallId, toolName, rawArgs });
+    }
+    if (stop) {
+      stopped(open, stop);
+      judged(run, step, open);
+      continue;
+    }
+    const outcome = gate({
+      part,
+      tool: open.tool,
+      callable: tools.callableNames,
+      step: step.index,
+      hooks: run.options.hooks,
+      policy: run.options.policy,
+      deps: run.deps,
+      provider: run.options.provider,
+      argsLimits: run.options.argsLimits,
+      context: (tool) => toolContext(run, tool, { id: part.id, rawArgs: part.args }, step.index),
+      refused: (call) => refusal(run, call),
+    });
+    const next = index + 1;
+    if (isPromise(outcome)) {
+      return outcome.then((settled) => {
+        run.signal.throwIfAborted();
+        decided(open, settled);
+        return gateFrom(run, step, parts, tools, next, judged(run, step, open));
+      });
+    }
+    run.signal.throwIfAborted();
+    decided(open, outcome);
+    stop = judged(run, step, open);
+  }
+  return stop;
+}
+
+/** After a call's verdict: its event, its failure counted; the stop, when it stopped the run. */
+function judged<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  open: OpenCall<Deps>,
+): Stop | undefined {
+  if (run.listening) run.emit(decisionEvent(run, step.index, open));
+  countFailure(run, open);
+  const { verdict, by, reason } = open.record;
+  if (verdict !== "stop") return undefined;
+  return reason === undefined ? { by } : { by, reason };
+}
+
+/** The earlier human refusal of this exact call, unless refusals are not remembered. */
+function refusal<Deps>(run: RunContext<Deps>, call: ToolCall): DeniedCall | undefined {
+  if (run.options.repeatDenied === "ask" || run.denied.length === 0) return undefined;
+  const args = canonicalJson(call.args);
+  return run.denied.find((denied) => denied.toolName === call.name && denied.args === args);
+}

@@ -1,0 +1,65 @@
+import { canonicalJson } from "../state/digest.js";
+import type { ResumePlan } from "../state/resume-plan.js";
+import { isPromise } from "../util/maybe-promise.js";
+import { approved, notRun, type OpenCall, refused, rerun, restored } from "./call-record.js";
+import { endsRun } from "./ends-run.js";
+import { executeCalls } from "./execute-calls.js";
+import { finishStep, type StepOutcome } from "./finish-step.js";
+import { reopenStep } from "./open-step.js";
+import type { RunContext } from "./run-context.js";
+import { decisionEvent, resultEvents } from "./step-events.js";
+
+/**
+ * The first step of a resumed run: the paused (or running) state's open step, finished. The
+ * humans' decisions and the checkpoint's leftovers are applied (each checked by `planResume`
+ * before anything ran) → the approved and not-yet-run calls execute → `endsRun` is asked
+ * (unless a call of the step ended the run before it paused) → the step is finished.
+ */
+export async function resumeStep<Deps>(
+  run: RunContext<Deps>,
+  plan: ResumePlan,
+): Promise<StepOutcome> {
+  const { state, resolutions } = plan;
+  const record = state.steps[state.steps.length - 1]!;
+  const { tools } = run.options;
+  const calls = record.calls.map((call) => restored(call, tools.find(call.toolName)));
+  const step = reopenStep(run, record, calls);
+  const byId = new Map(calls.map((open) => [open.record.toolCallId, open]));
+  const decided: OpenCall<Deps>[] = [];
+  const toRun: OpenCall<Deps>[] = [];
+  for (const resolution of resolutions) {
+    const open = byId.get(resolution.toolCallId)!;
+    switch (resolution.kind) {
+      case "refuse": {
+        refused(open, resolution.reason);
+        const { toolName, args } = open.record;
+        const { reason } = resolution;
+        run.denied.push({
+          toolName,
+          args: canonicalJson(args),
+          ...(reason === undefined ? {} : { reason }),
+        });
+        decided.push(open);
+        run.emit(decisionEvent(run, step.index, open));
+        break;
+      }
+      case "unknown":
+        notRun(open, "outcome unknown: the process stopped while this call ran");
+        decided.push(open);
+        break;
+      case "approve":
+        approved(open, resolution.args, resolution.edited, resolution.parsed);
+        toRun.push(open);
+        run.emit(decisionEvent(run, step.index, open));
+        break;
+      case "rerun":
+        rerun(open, resolution.parsed);
+        toRun.push(open);
+    }
+  }
+  resultEvents(run, step.index, decided);
+  const succeeded = await executeCalls(run, step, toRun);
+  const ending = state.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
+  const endedBy = isPromise(ending) ? await ending : ending;
+  return finishStep(run, step, { endedBy });
+}

@@ -1,0 +1,34 @@
+import { TollgateError, ToolRetriesExceededError } from "../errors.js";
+import type { Tool } from "../tools/tool.js";
+import type { OpenCall } from "./call-record.js";
+import type { RunContext } from "./run-context.js";
+
+/**
+ * Counts a call the gate turned away against its tool's retries (invalid args), or, for a call
+ * to a tool that is not callable, against the loop's `maxRetries` for that name; throws
+ * `ToolRetriesExceededError` past the limit.
+ */
+export function countFailure<Deps>(run: RunContext<Deps>, open: OpenCall<Deps>): void {
+  const { record } = open;
+  if (record.verdict === "unavailable") {
+    const calls = (run.unavailableCalls.get(record.toolName) ?? 0) + 1;
+    run.unavailableCalls.set(record.toolName, calls);
+    const { maxRetries } = run.options;
+    if (calls > maxRetries) {
+      throw new ToolRetriesExceededError(record.toolName, maxRetries, {
+        cause: new TollgateError(String(record.result?.output)),
+        unavailable: true,
+      });
+    }
+  } else if (record.verdict === "invalid") {
+    failTool(run, open.tool!, new TollgateError(String(record.result?.output)));
+  }
+}
+
+/** Counts one failure of a tool; throws `ToolRetriesExceededError` past its `maxRetries`. */
+export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: unknown): void {
+  const failures = (run.retries.get(tool.name) ?? 0) + 1;
+  run.retries.set(tool.name, failures);
+  if (failures > tool.maxRetries)
+    throw new ToolRetriesExceededError(tool.name, tool.maxRetries, { cause });
+}

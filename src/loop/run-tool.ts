@@ -1,0 +1,115 @@
+import { messageOf, PolicyError, RetryError } from "../errors.js";
+import type { Tool } from "../tools/tool.js";
+import { isToolError } from "../tools/tool-errors.js";
+import { toJsonOutput } from "../tools/tool-output.js";
+import { andThen } from "../util/maybe-promise.js";
+import { threw } from "../util/policy-call.js";
+import type { OpenCall } from "./call-record.js";
+import type { RunContext } from "./run-context.js";
+import { toolContext } from "./tool-context.js";
+
+/**
+ * How one tool run ended. `raw` is the value as the tool returned it (for `endsRun`);
+ * `"unfit"`: the tool returned a value JSON cannot carry; `"policy"`: the policy's
+ * `executeTool` failed on its own (not the tool), which ends the run.
+ */
+export type ToolRun =
+  | { kind: "ok"; output: unknown; raw: unknown; ms: number }
+  | {
+      kind: "error" | "retry" | "timeout" | "unfit" | "policy";
+      output: string;
+      error: unknown;
+      ms: number;
+    };
+
+const TIMED_OUT = Symbol("timed out");
+
+/**
+ * Runs one allowed call's tool (or the policy's `executeTool`) with its parsed args and the
+ * tool's timeout; never rejects for the tool's failure: the failure is the `ToolRun`.
+ */
+export async function runTool<Deps>(
+  run: RunContext<Deps>,
+  open: OpenCall<Deps>,
+  step: number,
+  tools: readonly Tool<Deps>[],
+): Promise<ToolRun> {
+  const tool = open.tool!;
+  const call = open.call!;
+  const started = performance.now();
+  const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
+  const signal = timeout ? AbortSignal.any([run.signal, timeout.signal]) : run.signal;
+  const ctx = toolContext(run, tool, call, step, signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    let running = invoke(run, open, tools, step, ctx);
+    if (timeout) {
+      running = Promise.race([
+        running,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            // Settle as timed out first: a tool that answers its signal at once must not win.
+            reject(TIMED_OUT);
+            timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
+          }, tool.timeoutMs);
+        }),
+      ]);
+    }
+    // A tool's promise is awaited; any other value (a bare thenable too) is its output as it is.
+    const raw = running instanceof Promise ? await running : running;
+    const ms = performance.now() - started;
+    const json = toJsonOutput(raw);
+    if (json.ok) return { kind: "ok", output: json.output, raw, ms };
+    const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
+    return { kind: "unfit", output, error: undefined, ms };
+  } catch (error) {
+    const ms = performance.now() - started;
+    if (error === TIMED_OUT) {
+      const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
+      return { kind: "timeout", output, error: timeout!.signal.reason, ms };
+    }
+    if (error instanceof PolicyError) {
+      return { kind: "policy", output: `not run: ${error.message}`, error, ms };
+    }
+    const kind = error instanceof RetryError ? "retry" : "error";
+    return { kind, output: messageOf(error), error, ms };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs the tool with its parsed args (or the policy's `executeTool`); returns what it returns,
+ * promise or not. What `executeTool` throws is the tool's failure when the tool threw it, else
+ * a `PolicyError`.
+ */
+function invoke<Deps>(
+  run: RunContext<Deps>,
+  { call, parsed, tool }: OpenCall<Deps>,
+  tools: readonly Tool<Deps>[],
+  stepIndex: number,
+  ctx: ReturnType<typeof toolContext<Deps>>,
+): unknown {
+  const { policy } = run.options;
+  const { executeTool } = policy;
+  if (!executeTool) return tool!.execute(parsed, ctx);
+  const blame = (error: unknown): never => {
+    throw error instanceof RetryError || isToolError(error, ctx)
+      ? error
+      : threw("executeTool", tool!.name, error);
+  };
+  try {
+    const result = executeTool.call(policy, {
+      call: call!,
+      args: parsed,
+      tool: tool!,
+      tools: tools.slice(),
+      stepIndex,
+      signal: ctx.signal,
+      ctx,
+    });
+    return andThen(result, (value) => value, blame);
+  } catch (error) {
+    return blame(error);
+  }
+}
