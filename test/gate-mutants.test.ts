@@ -14,7 +14,7 @@ import {
 import { type ScriptedToolCall, scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type GateInput, gate } from "../src/gate/gate.js";
+import { type GateRequest, gate } from "../src/gate/gate.js";
 import { DEFAULT_ARGS_LIMITS } from "../src/tools/args.js";
 
 /**
@@ -241,7 +241,7 @@ describe("policy.decideToolCall answers", () => {
 });
 
 describe("gate() unit", () => {
-  const input = (overrides: Partial<GateInput<undefined>>): GateInput<undefined> => ({
+  const input = (overrides: Partial<GateRequest<undefined>>): GateRequest<undefined> => ({
     part: { type: "tool-call", id: "c1", name: "send", args: '{"to":"bob"}' },
     tool: send as Tool<undefined>,
     callable: ["send"],

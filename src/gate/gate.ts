@@ -7,7 +7,7 @@ import type { DecidedBy } from "../step-record.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs, parseArgs } from "../tools/args.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { andThen, isPromise, later, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, readBoolean, shortForm } from "../util/policy-call.js";
 import { readPreCallVerdict } from "./verdict.js";
@@ -33,8 +33,8 @@ interface Judged {
   call: ToolCall;
 }
 
-/** Everything the gate needs to judge one call. */
-export interface GateInput<Deps> {
+/** One call to judge, and everything the gate needs to judge it. */
+export interface GateRequest<Deps> {
   part: ToolCallPart;
   /** The tool, when it is callable in this step. */
   tool: Tool<Deps> | undefined;
@@ -59,14 +59,14 @@ export interface GateInput<Deps> {
  * with something that is not a verdict, or rewrites args into something the schema rejects,
  * and `PolicyError` when the policy or `needsApproval` does the like.
  */
-export function gate<Deps>(input: GateInput<Deps>): MaybePromise<GateOutcome> {
-  const { part, tool } = input;
-  if (!tool) return unavailable(part.name, input.callable);
+export function gate<Deps>(request: GateRequest<Deps>): MaybePromise<GateOutcome> {
+  const { part, tool } = request;
+  if (!tool) return unavailable(part.name, request.callable);
   return andThen(
-    parseArgs(tool, part.args, input.argsLimits),
+    parseArgs(tool, part.args, request.argsLimits),
     (read): MaybePromise<GateOutcome> =>
       read.ok
-        ? dispatch(input, tool, { args: read.args, parsed: read.parsed }, 0)
+        ? dispatch(request, tool, { args: read.args, parsed: read.parsed }, 0)
         : { kind: "invalid", by: "schema", message: read.message },
   );
 }
@@ -89,30 +89,22 @@ interface Chain {
 
 /** Runs hook `index` and the ones after it, then the decision (one function, koa-compose style). */
 function dispatch<Deps>(
-  input: GateInput<Deps>,
+  request: GateRequest<Deps>,
   tool: Tool<Deps>,
   chain: Chain,
   index: number,
 ): MaybePromise<GateOutcome> {
-  for (; index < input.hooks.length; index++) {
-    const verdict = runHook(input, index, chain.args);
+  for (; index < request.hooks.length; index++) {
+    const verdict = runHook(request, index, chain.args);
     const next = index + 1;
-    if (isPromise(verdict)) {
-      return verdict.then((settled) =>
-        andThen(
-          applyVerdict(input, tool, chain, index, settled),
-          (ended) => ended ?? dispatch(input, tool, chain, next),
-        ),
-      );
-    }
-    const applied = applyVerdict(input, tool, chain, index, verdict);
+    const applied = andThen(verdict, (answer) => applyVerdict(request, tool, chain, index, answer));
     if (isPromise(applied)) {
-      return applied.then((ended) => ended ?? dispatch(input, tool, chain, next));
+      return andThen(applied, (ended) => ended ?? dispatch(request, tool, chain, next));
     }
     if (applied) return applied;
   }
-  const call = callOf(input.part, chain.args);
-  const refused = input.refused(call);
+  const call = callOf(request.part, chain.args);
+  const refused = request.refused(call);
   if (refused) {
     const because = refused.reason === undefined ? "" : ` (${refused.reason})`;
     return {
@@ -122,7 +114,7 @@ function dispatch<Deps>(
       reason: `already refused in this run${because}; do not ask for it again`,
     };
   }
-  return decide(input, tool, chain, call);
+  return decide(request, tool, chain, call);
 }
 
 /** The call as everything outside `execute` sees it: frozen, args in the model's form. */
@@ -135,29 +127,30 @@ export const hookName = (index: number) => `pre-call hook ${index} (preToolCall[
 
 /** Calls a hook and reads its verdict; a throw, a rejection or a malformed verdict becomes `HookError`. */
 function runHook<Deps>(
-  input: GateInput<Deps>,
+  request: GateRequest<Deps>,
   index: number,
   args: unknown,
 ): MaybePromise<PreToolCallVerdict | undefined> {
-  const { part } = input;
+  const { part } = request;
   let answer: unknown;
-  let later: boolean;
+  let isLater: boolean;
   try {
-    answer = input.hooks[index]!({
+    answer = request.hooks[index]!({
       name: part.name,
       args,
       toolCallId: part.id,
-      step: input.step,
-      provider: input.provider.name,
-      model: input.provider.model,
-      deps: input.deps,
+      step: request.step,
+      provider: request.provider.name,
+      model: request.provider.model,
+      deps: request.deps,
     });
-    later = isPromise(answer); // reads `then`, which a verdict's getter may make throw
+    isLater = isPromise(answer); // reads `then`, which a verdict's getter may make throw
   } catch (error) {
     throw hookThrew(index, part, error);
   }
-  if (later) {
-    return Promise.resolve(answer).then(
+  if (isLater) {
+    return later(
+      answer as PromiseLike<unknown>,
       (settled) => verdictOf(index, part, settled),
       (error: unknown) => {
         throw hookThrew(index, part, error);
@@ -202,7 +195,7 @@ function hookThrew(index: number, part: ToolCallPart, error: unknown): HookError
  * `undefined` when the chain goes on (after taking its `args` and `confirm`).
  */
 function applyVerdict<Deps>(
-  input: GateInput<Deps>,
+  request: GateRequest<Deps>,
   tool: Tool<Deps>,
   chain: Chain,
   index: number,
@@ -211,7 +204,7 @@ function applyVerdict<Deps>(
   if (!verdict) return undefined;
   const by: DecidedBy = `hook:${index}`;
   if (verdict.stop) {
-    const stop: GateOutcome = { kind: "stop", by, call: callOf(input.part, chain.args) };
+    const stop: GateOutcome = { kind: "stop", by, call: callOf(request.part, chain.args) };
     if (verdict.stopReason !== undefined) stop.reason = verdict.stopReason;
     return stop;
   }
@@ -220,10 +213,10 @@ function applyVerdict<Deps>(
       typeof verdict.block === "string" && verdict.block !== ""
         ? verdict.block
         : `the call to ${tool.name} was blocked`;
-    return { kind: "block", by, call: callOf(input.part, chain.args), message };
+    return { kind: "block", by, call: callOf(request.part, chain.args), message };
   }
   if (verdict.result !== undefined) {
-    return { kind: "result", by, call: callOf(input.part, chain.args), output: verdict.result };
+    return { kind: "result", by, call: callOf(request.part, chain.args), output: verdict.result };
   }
   if (verdict.confirm !== undefined) chain.confirm = { value: verdict.confirm, by };
   if (verdict.args === undefined) return undefined;
@@ -232,9 +225,9 @@ function applyVerdict<Deps>(
       `${hookName(index)} rewrote the args of ${tool.name} into args ${problem}; the call did not run`,
       index,
       tool.name,
-      input.part.id,
+      request.part.id,
     );
-  const rewritten = argsFromValue(verdict.args, input.argsLimits);
+  const rewritten = argsFromValue(verdict.args, request.argsLimits);
   if (!rewritten.ok) throw rejected(`that are not JSON args: ${rewritten.message}`);
   return andThen(checkArgs(tool, rewritten.args), (checked) => {
     if (!checked.ok) throw rejected(`its schema rejects: ${checked.message}`);
@@ -246,12 +239,12 @@ function applyVerdict<Deps>(
 
 /** The decision: policy DENY, else the last hook `confirm`, else the policy, else the tool, else ALLOW. */
 function decide<Deps>(
-  input: GateInput<Deps>,
+  request: GateRequest<Deps>,
   tool: Tool<Deps>,
   chain: Chain,
   call: ToolCall,
 ): MaybePromise<GateOutcome> {
-  const { decideToolCall } = input.policy;
+  const { decideToolCall } = request.policy;
   const { confirm, parsed } = chain;
   if (!decideToolCall && confirm) return hookConfirm(confirm, call, parsed);
   const { needsApproval } = tool;
@@ -260,7 +253,7 @@ function decide<Deps>(
       ? callPolicy(
           "needsApproval",
           tool.name,
-          () => needsApproval(call.args, input.context(tool)),
+          () => needsApproval(call.args, request.context(tool)),
           readBoolean,
         )
       : needsApproval;
@@ -270,12 +263,12 @@ function decide<Deps>(
       "decideToolCall",
       tool.name,
       () =>
-        decideToolCall.call(input.policy, {
+        decideToolCall.call(request.policy, {
           call,
           tool,
           needsApproval: needed,
-          step: input.step,
-          deps: input.deps,
+          step: request.step,
+          deps: request.deps,
         }),
       readDecision,
     );

@@ -78,9 +78,9 @@ function gateFrom<Deps>(
     });
     const next = index + 1;
     if (isPromise(outcome)) {
-      return outcome.then((settled) => {
+      return andThen(outcome, (answer) => {
         run.signal.throwIfAborted();
-        decided(open, settled);
+        decided(open, answer);
         return gateFrom(run, step, parts, tools, next, judged(run, step, open));
       });
     }

@@ -1,5 +1,5 @@
 import { messageOf, PolicyError } from "../errors.js";
-import { andThen, type MaybePromise } from "../util/maybe-promise.js";
+import { andThen, later, type MaybePromise } from "../util/maybe-promise.js";
 import { shortForm } from "../util/policy-call.js";
 import { formatIssues } from "./schema.js";
 import type { Tool } from "./tool.js";
@@ -83,7 +83,8 @@ export function checkArgs(tool: Tool<any>, args: unknown): MaybePromise<CheckedA
     throw schemaThrew(tool, error);
   }
   if (result instanceof Promise) {
-    return result.then(
+    return later(
+      result,
       (settled) => toChecked(tool, settled),
       (error: unknown) => {
         throw schemaThrew(tool, error);

@@ -30,7 +30,17 @@ export function andThen<T, U>(
   next: (value: T) => MaybePromise<U>,
   failed?: (error: unknown) => never,
 ): MaybePromise<U> {
-  return isPromise(value)
-    ? Promise.resolve(value as PromiseLike<T>).then(next, failed)
-    : next(value as T);
+  return isPromise(value) ? later(value as PromiseLike<T>, next, failed) : next(value as T);
+}
+
+/**
+ * `andThen` for a value known to be a thenable (user code's answer, already tested with
+ * `isPromise` where a throwing `then` getter is caught): adopted as a promise.
+ */
+export function later<T, U>(
+  value: PromiseLike<T>,
+  next: (value: T) => MaybePromise<U>,
+  failed?: (error: unknown) => never,
+): Promise<U> {
+  return Promise.resolve(value).then(next, failed);
 }

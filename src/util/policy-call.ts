@@ -1,5 +1,5 @@
 import { messageOf, PolicyError } from "../errors.js";
-import { isPromise, type MaybePromise } from "./maybe-promise.js";
+import { isPromise, later, type MaybePromise } from "./maybe-promise.js";
 
 /**
  * Calls one policy callback (or a tool's `needsApproval`) and reads its answer with `read`,
@@ -14,10 +14,10 @@ export function callPolicy<T>(
   read: (answer: unknown) => { ok: true; value: T } | { ok: false; problem: string },
 ): MaybePromise<T> {
   let answer: unknown;
-  let later: boolean;
+  let isLater: boolean;
   try {
     answer = invoke();
-    later = isPromise(answer); // reads `then`, which an answer's getter may make throw
+    isLater = isPromise(answer); // reads `then`, which an answer's getter may make throw
   } catch (error) {
     throw threw(callback, toolName, error);
   }
@@ -30,8 +30,8 @@ export function callPolicy<T>(
     }
     return accept(callback, toolName, read_);
   };
-  if (later) {
-    return Promise.resolve(answer).then(take, (error: unknown) => {
+  if (isLater) {
+    return later(answer as PromiseLike<unknown>, take, (error: unknown) => {
       throw threw(callback, toolName, error);
     });
   }
