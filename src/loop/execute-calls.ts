@@ -7,12 +7,6 @@ import type { RunContext } from "./run-context.js";
 import { runTool, type ToolRun } from "./run-tool.js";
 import { resultEvent } from "./step-events.js";
 
-/** A call whose tool succeeded, with the value as the tool returned it (for `endsRun`). */
-export interface Succeeded<Deps> {
-  open: OpenCall<Deps>;
-  raw: unknown;
-}
-
 /**
  * Phase two of a step: runs the allowed calls, up to `maxParallelToolCalls` at once; a
  * `sequential` tool runs alone, after the calls before it settle and before the calls after
@@ -37,6 +31,12 @@ export async function executeCalls<Deps>(
   }
   if (execution.written) await execution.written;
   return execution.finish();
+}
+
+/** A call whose tool succeeded, with the value as the tool returned it (for `endsRun`). */
+export interface Succeeded<Deps> {
+  open: OpenCall<Deps>;
+  raw: unknown;
 }
 
 /** Splits at sequential tools: each sequential call is a batch of its own. */

@@ -12,12 +12,6 @@ import type { RunContext } from "./run-context.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
 import { toolContext } from "./tool-context.js";
 
-/** A hook's stop: who stopped the run, and why. */
-export interface Stop {
-  by: DecidedBy;
-  reason?: string;
-}
-
 /**
  * Phase one of a step: every call the model asked for through the gate, in call order, one
  * after the other. Once a hook stops the run, the calls after it are not gated, and no call of
@@ -38,6 +32,12 @@ export function gateCalls<Deps>(
     resultEvents(run, step.index, step.calls);
     return stop;
   });
+}
+
+/** A hook's stop: who stopped the run, and why. */
+export interface Stop {
+  by: DecidedBy;
+  reason?: string;
 }
 
 /** Gates call `index` and the ones after it (continues at once while the gate answers at once). */
