@@ -15,7 +15,7 @@ import { type ScriptedToolCall, scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type GateRequest, gate } from "../src/gate/gate.js";
-import { DEFAULT_ARGS_LIMITS } from "../src/tools/args.js";
+import { gateRequest } from "./support/gate-request.js";
 
 /**
  * The gate's edges a mutation run found untested: the messages the model reads for calls that
@@ -241,22 +241,8 @@ describe("policy.decideToolCall answers", () => {
 });
 
 describe("gate() unit", () => {
-  const input = (overrides: Partial<GateRequest<undefined>>): GateRequest<undefined> => ({
-    part: { type: "tool-call", id: "c1", name: "send", args: '{"to":"bob"}' },
-    tool: send as Tool<undefined>,
-    callable: ["send"],
-    step: 0,
-    hooks: [],
-    policy: {},
-    deps: undefined,
-    provider: { name: "test", model: "m" },
-    argsLimits: DEFAULT_ARGS_LIMITS,
-    context: () => {
-      throw new Error("not asked");
-    },
-    refused: () => undefined,
-    ...overrides,
-  });
+  const input = (overrides: Partial<GateRequest<undefined>>): GateRequest<undefined> =>
+    gateRequest(send as Tool<undefined>, overrides);
 
   it("answers synchronously while every hook, schema and policy does (no microtask on the hot path)", () => {
     const outcome = gate(

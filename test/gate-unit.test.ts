@@ -16,7 +16,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type GateOutcome, type GateRequest, gate } from "../src/gate/gate.js";
-import { DEFAULT_ARGS_LIMITS } from "../src/tools/args.js";
+import { gateRequest } from "./support/gate-request.js";
 import { runs } from "./support/runs.js";
 
 /**
@@ -70,22 +70,12 @@ const callWith = (args: unknown, rawArgs = MODEL_ARGS): ToolCall => ({
 const BOB = callWith({ to: "bob" });
 
 function request(overrides: Partial<Request> = {}): Request {
-  return {
+  return gateRequest(send, {
     part: { type: "tool-call", id: "c1", name: "send", args: MODEL_ARGS },
-    tool: send,
     callable: ["send", "read"],
     step: 3,
-    hooks: [],
-    policy: {},
-    deps: undefined,
-    provider: { name: "test", model: "m" },
-    argsLimits: DEFAULT_ARGS_LIMITS,
-    context: () => {
-      throw new Error("context not expected here");
-    },
-    refused: () => undefined,
     ...overrides,
-  };
+  });
 }
 
 /** The outcome of a request the gate must answer synchronously. */
