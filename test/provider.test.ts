@@ -1,5 +1,14 @@
-import { defineProvider, type ModelResponse, type ModelStreamPart } from "tollgate";
+import {
+  AgentLoop,
+  defineProvider,
+  type ModelResponse,
+  type ModelStreamPart,
+  type Provider,
+  ProviderError,
+  tool,
+} from "tollgate";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 
 const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
 const request = { messages: [], tools: [] };
@@ -94,7 +103,7 @@ describe("defineProvider", () => {
     expect(new Set(ids).size).toBe(3);
   });
 
-  it("a stream without a finish part ends as 'other' with zero usage", async () => {
+  it("a derived generate refuses a stream without a finish part, naming the provider", async () => {
     const provider = defineProvider({
       name: "p",
       model: "m",
@@ -102,10 +111,12 @@ describe("defineProvider", () => {
         yield { type: "text-delta", text: "x" } as ModelStreamPart;
       },
     });
-    expect(await provider.generate(request, {})).toMatchObject({
-      finishReason: "other",
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    });
+    const error = await provider.generate(request, {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: "p", retryable: false });
+    expect((error as Error).message).toBe(
+      'provider "p" ended its stream without a finish part; a stream ends with { type: "finish", finishReason, usage }',
+    );
   });
 
   it("needs a name and one of generate and stream", () => {
@@ -117,5 +128,98 @@ describe("defineProvider", () => {
         generate: async () => ({ parts: [], finishReason: "stop", usage }),
       }),
     ).toThrow(/name/);
+  });
+});
+
+describe("a custom provider's stream, through the loop", () => {
+  const echo = tool({
+    name: "echo",
+    description: "Echo a text",
+    input: z.object({ text: z.string() }),
+    execute: ({ text }) => text,
+  });
+  // A hand-written provider (no defineProvider), so the loop reads the stream exactly as given.
+  const streaming = (turns: ModelStreamPart[][]): Provider => {
+    let call = 0;
+    return {
+      name: "hand-made",
+      model: "m",
+      generate: () => Promise.reject(new Error("the loop streams when it can")),
+      async *stream() {
+        yield* turns[call++] ?? [];
+      },
+    };
+  };
+
+  it("assembles deltas by index: the first delta of a call carries its id and name", async () => {
+    const executed: string[] = [];
+    const provider = streaming([
+      [
+        { type: "tool-call-delta", index: 0, id: "a", name: "echo", argsDelta: '{"te' },
+        { type: "tool-call-delta", index: 1, id: "b", name: "echo", argsDelta: '{"text":' },
+        { type: "tool-call-delta", index: 0, argsDelta: 'xt":"one"}' },
+        { type: "tool-call-delta", index: 1, argsDelta: '"two"}' },
+        { type: "finish", finishReason: "tool-calls", usage },
+      ],
+      [
+        { type: "text-delta", text: "done" },
+        { type: "finish", finishReason: "stop", usage },
+      ],
+    ]);
+    const loop = new AgentLoop({
+      provider,
+      tools: [echo],
+      onEvent: (event) => {
+        if (event.type === "tool-result") executed.push(`${event.toolCallId}:${event.output}`);
+      },
+    });
+    const result = await loop.run("go");
+    expect(result.text).toBe("done");
+    expect(executed.sort()).toEqual(["a:one", "b:two"]);
+    expect(result.usage).toMatchObject({ inputTokens: 2, outputTokens: 4, totalTokens: 6 });
+  });
+
+  it("a stream that ends without a finish part rejects the run with ProviderError", async () => {
+    const provider = streaming([[{ type: "text-delta", text: "half an ans" }]]);
+    const loop = new AgentLoop({ provider, tools: [echo] });
+    const error = await loop.run("go").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ provider: "hand-made", retryable: false });
+    expect((error as Error).message).toMatch(
+      /^provider "hand-made" ended its stream without a finish part/,
+    );
+  });
+
+  it("a part after the finish part rejects the run with ProviderError", async () => {
+    const provider = streaming([
+      [
+        { type: "finish", finishReason: "stop", usage },
+        { type: "text-delta", text: "late" },
+      ],
+    ]);
+    const loop = new AgentLoop({ provider, tools: [echo] });
+    await expect(loop.run("go")).rejects.toThrow(
+      'provider "hand-made" sent a text-delta part after its finish part; finish comes last',
+    );
+  });
+
+  it("a tool call cut before its finish never runs", async () => {
+    let ran = false;
+    const guarded = tool({
+      name: "echo",
+      description: "Echo a text",
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => {
+        ran = true;
+        return text;
+      },
+    });
+    const provider = streaming([
+      [{ type: "tool-call-delta", index: 0, id: "a", name: "echo", argsDelta: '{"text":"x"}' }],
+    ]);
+    await expect(new AgentLoop({ provider, tools: [guarded] }).run("go")).rejects.toBeInstanceOf(
+      ProviderError,
+    );
+    expect(ran).toBe(false);
   });
 });

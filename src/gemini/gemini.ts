@@ -79,7 +79,7 @@ export function gemini(options: GeminiOptions): Provider {
   return defineProvider({
     name,
     model: options.model,
-    generate: (request, { signal }) => collectResponse(generateParts(request, signal)),
+    generate: (request, { signal }) => collectResponse(generateParts(request, signal), name),
     stream: (request, { signal }) => stream(request, signal),
   });
 }

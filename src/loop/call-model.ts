@@ -42,7 +42,7 @@ async function modelResponse<Deps>(
 ): Promise<ModelResponse> {
   const { provider } = run.options;
   const options = { signal: run.signal };
-  const assembler = new ResponseAssembler();
+  const assembler = new ResponseAssembler(provider.name);
   if (!provider.stream) {
     const response = await provider.generate(request, options);
     run.signal.throwIfAborted();

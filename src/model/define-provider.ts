@@ -30,7 +30,7 @@ export function defineProvider(definition: ProviderDefinition): Provider {
       name,
       model,
       stream,
-      generate: generate ?? ((request, options) => collectResponse(stream(request, options))),
+      generate: generate ?? ((request, options) => collectResponse(stream(request, options), name)),
     };
   }
   if (generate) {

@@ -1,19 +1,31 @@
+import { ProviderError } from "../errors.js";
 import type { AssistantPart, ToolCallPart } from "../messages.js";
-import { zeroUsage } from "../messages.js";
 import type { ModelResponse, ModelStreamPart } from "../provider.js";
 import { newToolCallId } from "../util/ids.js";
 
 /**
  * Builds a `ModelResponse` from stream parts, in the order parts begin: consecutive text
- * deltas join one text part, tool-call deltas join the call with the same `index`.
+ * deltas join one text part, tool-call deltas join the call with the same `index`. The stream
+ * must end with exactly one `finish` part: a part after it, or a stream without one, is a
+ * `ProviderError` naming the provider (a cut stream is never passed off as a whole answer).
  */
 export class ResponseAssembler {
   private readonly parts: AssistantPart[] = [];
   private readonly callsByIndex = new Map<number, ToolCallPart>();
   private finish: Extract<ModelStreamPart, { type: "finish" }> | undefined;
 
+  private readonly provider: string | undefined;
+
+  /** @param provider The provider's name, for errors. */
+  constructor(provider?: string) {
+    this.provider = provider;
+  }
+
   /** Adds one stream part. */
   add(part: ModelStreamPart): void {
+    if (this.finish) {
+      throw this.error(`sent a ${part.type} part after its finish part; finish comes last`);
+    }
     switch (part.type) {
       case "text-delta":
         this.addText(part.text);
@@ -71,33 +83,49 @@ export class ResponseAssembler {
   /**
    * Ends the response: a call without an id, or with an id an earlier call of the response
    * already has, gets one of its own, so every result pairs with exactly one call. A stream
-   * without a `finish` part ends as "other" with zero usage.
+   * without a `finish` part is a `ProviderError`.
    */
   close(): ModelResponse {
+    const finish = this.finish;
+    if (!finish) {
+      throw this.error(
+        'ended its stream without a finish part; a stream ends with { type: "finish", finishReason, usage }',
+      );
+    }
     const seen = new Set<string>();
     for (const part of this.parts) {
       if (part.type !== "tool-call") continue;
       if (!part.id || seen.has(part.id)) part.id = newToolCallId();
       seen.add(part.id);
     }
-    const { parts } = this;
-    const finish = this.finish;
-    if (!finish) return { parts, finishReason: "other", usage: zeroUsage() };
     const response: ModelResponse = {
-      parts,
+      parts: this.parts,
       finishReason: finish.finishReason,
       usage: { ...finish.usage },
     };
     if (finish.raw !== undefined) response.raw = finish.raw;
     return response;
   }
+
+  private error(problem: string): ProviderError {
+    const { provider } = this;
+    const who = provider === undefined ? "the provider" : `provider "${provider}"`;
+    return new ProviderError(`${who} ${problem}`, {
+      retryable: false,
+      provider: provider ?? "unknown",
+    });
+  }
 }
 
-/** Collects a whole stream into one response. */
+/**
+ * Collects a whole stream into one response, as the loop does: deltas joined by `index`, and a
+ * `ProviderError` naming `provider` when the stream does not end with its one `finish` part.
+ */
 export async function collectResponse(
   stream: AsyncIterable<ModelStreamPart>,
+  provider?: string,
 ): Promise<ModelResponse> {
-  const assembler = new ResponseAssembler();
+  const assembler = new ResponseAssembler(provider);
   for await (const part of stream) assembler.add(part);
   return assembler.close();
 }

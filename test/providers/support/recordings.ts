@@ -132,9 +132,15 @@ export async function runStream(
   try {
     for await (const part of stream) deltas.push(part);
   } catch (error) {
-    return { deltas, response: await collectResponse(toIterable(deltas)), error };
+    // What came before the error, closed as an error (a stream needs its finish part).
+    const closed: ModelStreamPart = {
+      type: "finish",
+      finishReason: "error",
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    };
+    return { deltas, response: await collectResponse(toIterable([...deltas, closed])), error };
   }
-  return { deltas, response: await collectResponse(toIterable(deltas)) };
+  return { deltas, response: await collectResponse(toIterable(deltas), provider.name) };
 }
 
 async function* toIterable(parts: ModelStreamPart[]): AsyncGenerator<ModelStreamPart> {
