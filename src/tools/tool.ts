@@ -1,4 +1,5 @@
 import { checkKeys } from "../util/option-keys.js";
+import { rejectBuiltTool } from "./foreign-tools.js";
 import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
 import { noteToolErrors } from "./tool-errors.js";
@@ -162,33 +163,6 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     execute: noteToolErrors(definition.execute),
   };
   return Object.freeze(built);
-}
-
-/**
- * A tool already built by another library (or by `tool()`) is not a definition: say what to
- * write instead of reporting its keys one by one.
- */
-function rejectBuiltTool(definition: unknown): void {
-  if (typeof definition !== "object" || definition === null) return;
-  const given = definition as Record<string, unknown>;
-  const named = typeof given.name === "string" ? `tool "${given.name}"` : "tool()";
-  if (given.type === "function" && typeof given.invoke === "function") {
-    throw new TypeError(
-      `${named}: this is an OpenAI Agents SDK tool, already built by its tool(); give tollgate's tool() ` +
-        "the definition instead: tool({ name, description, input: <the zod schema you gave as parameters>, execute })",
-    );
-  }
-  if ("input" in given && "inputSchema" in given && Object.isFrozen(given)) {
-    throw new TypeError(
-      `${named}: this is already a tool built by tool(); use it as it is (withMaxRetries(tool, n) changes its retries)`,
-    );
-  }
-  if (("inputSchema" in given || "parameters" in given) && !("name" in given)) {
-    throw new TypeError(
-      "tool(): this looks like an AI SDK tool (ai's tool()), which has no name; tollgate's tool() takes " +
-        'tool({ name: "my_tool", description, input: <its inputSchema>, execute: (args, ctx) => ... })',
-    );
-  }
 }
 
 /** A copy of `tool` that may fail `maxRetries` times before the run rejects. */

@@ -1,5 +1,6 @@
 import { DuplicateToolError, UnknownToolError } from "../errors.js";
 import type { ToolSpec } from "../messages.js";
+import { notAToolMessage } from "./foreign-tools.js";
 import type { Tool } from "./tool.js";
 
 /**
@@ -17,10 +18,10 @@ export class Toolset<Deps = unknown> implements Iterable<Tool<Deps>> {
   /** A set of the given tools; throws `DuplicateToolError` when two share a name. */
   static from<Deps>(tools: Iterable<Tool<Deps>>): Toolset<Deps> {
     const byName = new Map<string, Tool<Deps>>();
+    let index = 0;
     for (const tool of tools) {
-      if (typeof tool?.name !== "string" || typeof tool.execute !== "function") {
-        throw new TypeError("Toolset: every entry must be a tool built with tool()");
-      }
+      const problem = notAToolMessage(tool, `tools[${index++}]`);
+      if (problem) throw new TypeError(problem);
       if (byName.has(tool.name)) throw new DuplicateToolError(tool.name);
       byName.set(tool.name, tool);
     }
