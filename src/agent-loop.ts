@@ -8,6 +8,7 @@ import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
+import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import { recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
@@ -18,7 +19,7 @@ import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
-import { checkKeys } from "./util/option-keys.js";
+import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
 import { raceSignal } from "./util/race-signal.js";
 
 /** Per-run options. */
@@ -29,6 +30,10 @@ export interface RunOptions<Deps = unknown> {
   deps?: Deps;
   /** Replaces the loop's `maxSteps` for this run. */
   maxSteps?: number;
+  /** Replaces the loop's `instructions` (the system prompt) for this run. */
+  instructions?: string;
+  /** Replaces the loop's `settings` for this run, whole (not merged key by key). */
+  settings?: ModelSettings;
   /**
    * The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. With
    * a store, a second live run with the same id is refused (`StoreError`).
@@ -36,14 +41,41 @@ export interface RunOptions<Deps = unknown> {
   runId?: string;
 }
 
-/** Per-resume options; steps, usage, `maxSteps` and `runId` carry over from the state. */
+/**
+ * Per-resume options; steps, usage, `maxSteps` and `runId` carry over from the state. A state
+ * does not hold `deps`, `instructions` or `settings`: the resumed run uses the loop's, unless
+ * given here again (as `run()` was given them).
+ */
 export interface ResumeOptions<Deps = unknown> {
   signal?: AbortSignal;
   deps?: Deps;
+  /** Replaces the loop's `instructions` for the rest of the run. */
+  instructions?: string;
+  /** Replaces the loop's `settings` for the rest of the run, whole. */
+  settings?: ModelSettings;
 }
 
-const RUN_KEYS = ["signal", "deps", "maxSteps", "runId"] as const;
-const RESUME_KEYS = ["signal", "deps"] as const;
+const RUN_KEYS = ["signal", "deps", "maxSteps", "runId", "instructions", "settings"] as const;
+const RESUME_KEYS = ["signal", "deps", "instructions", "settings"] as const;
+
+/** What other agent libraries call these options (the AI SDK's `abortSignal`, the Agents SDK's `context`). */
+const RUN_ALIASES: Record<string, string> = {
+  abortSignal: "signal",
+  context: "deps",
+  system: "instructions",
+  systemPrompt: "instructions",
+  prompt: "instructions",
+  modelSettings: "settings",
+  temperature: "settings",
+  maxOutputTokens: "settings",
+  maxTokens: "settings",
+  maxTurns: "maxSteps",
+};
+const RESUME_ALIASES = Object.fromEntries(
+  Object.entries(RUN_ALIASES).filter(([, ours]) =>
+    (RESUME_KEYS as readonly string[]).includes(ours),
+  ),
+);
 
 /** How many resumed state ids a loop without a store remembers to refuse a second resume. */
 const REMEMBERED_RESUMES = 10_000;
@@ -131,7 +163,8 @@ export class AgentLoop<Deps = unknown> {
   }
 
   #fresh(input: string | Message[], options: RunOptions<Deps>): RunData {
-    checkKeys("run() options", options, RUN_KEYS);
+    checkKeys("run() options", options, RUN_KEYS, RUN_ALIASES);
+    checkModelOptions("run()", options);
     const runId = options.runId ?? crypto.randomUUID();
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("run(): runId must be a non-empty string");
@@ -150,7 +183,8 @@ export class AgentLoop<Deps = unknown> {
     decisions: ApprovalDecisions,
     options: ResumeOptions<Deps>,
   ): Promise<PreparedResume> {
-    checkKeys("resume() options", options, RESUME_KEYS);
+    checkKeys("resume() options", options, RESUME_KEYS, RESUME_ALIASES);
+    checkModelOptions("resume()", options);
     const { store } = this.#options;
     const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
     if (typeof given === "string" && given.trimStart().startsWith("{")) {
@@ -256,6 +290,8 @@ export class AgentLoop<Deps = unknown> {
       ...data,
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
+      instructions: options.instructions ?? this.#options.instructions,
+      settings: options.settings ?? this.#options.settings,
       signal,
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.
@@ -418,6 +454,17 @@ async function takeNewRun(store: StoreCalls, runId: string): Promise<RunLease> {
   }
   await refuseToReplace(store, lease);
   return lease;
+}
+
+/** A run's own `instructions` and `settings`, checked as the loop's are. */
+function checkModelOptions(where: string, options: RunOptions<unknown>): void {
+  const { instructions, settings } = options;
+  if (instructions !== undefined && typeof instructions !== "string") {
+    throw new TypeError(`${where}: \`instructions\` must be a string, got ${kindOf(instructions)}`);
+  }
+  if (settings !== undefined && !isPlainObject(settings)) {
+    throw new TypeError(`${where}: \`settings\` must be an object, got ${kindOf(settings)}`);
+  }
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

@@ -18,7 +18,7 @@ export function callModel<Deps>(
   step: number,
   tools: ToolsOfStep<Deps>,
 ): Promise<ModelResponse> {
-  const { instructions, settings } = run.options;
+  const { instructions, settings } = run;
   const request: ModelRequest = { messages: run.messages.slice(), tools: tools.specs.slice() };
   if (instructions !== undefined) request.system = instructions;
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
