@@ -15,6 +15,17 @@ export default defineConfig({
   sourcemap: true,
   target: "es2022",
   platform: "neutral",
+  // Keep `node:fs/promises` as written: Deno, Bun and edge runtimes resolve node built-ins only
+  // with the prefix (tsup 8 strips it by default).
+  removeNodeProtocol: false,
   // Subpath entries import the core as "tollgate", so every entry shares one copy of its classes.
-  external: ["tollgate", "zod", "eventemitter3", "zod-to-json-schema", "@cfworker/json-schema"],
+  // Node built-ins (only `tollgate/file-store` has any) stay imports, with their `node:` prefix.
+  external: [
+    "tollgate",
+    "zod",
+    "eventemitter3",
+    "zod-to-json-schema",
+    "@cfworker/json-schema",
+    /^node:/,
+  ],
 });
