@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from "node:url";
 import type { RunResult } from "tollgate";
-import { AgentLoop, defineProvider, tool } from "tollgate";
+import { AgentLoop, contentText, defineProvider, tool } from "tollgate";
 import { z } from "zod";
 
 // ── A made-up model API: stands in for any SDK or HTTP client ──────────────────────────────────
@@ -38,7 +38,7 @@ export const tiny = defineProvider({
   model: "tiny-1",
   async generate(request) {
     const prompt = request.messages.map((message) => {
-      if (message.role === "user") return message.content;
+      if (message.role === "user") return contentText(message.content);
       if (message.role === "tool")
         return `result: ${message.results.map((r) => JSON.stringify(r.output)).join(", ")}`;
       return "(assistant turn)";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import type { Provider } from "tollgate";
-import { AgentLoop, tool } from "tollgate";
+import { AgentLoop, contentText, tool } from "tollgate";
 import { functionProvider, scriptedProvider } from "tollgate/testing";
 import { z } from "zod";
 
@@ -86,7 +86,7 @@ export async function main(): Promise<string[]> {
       (request) => {
         const last = request.messages.at(-1)!;
         if (last.role === "user") {
-          const orderId = /[A-Z]-\d+/.exec(last.content)?.[0] ?? "?";
+          const orderId = /[A-Z]-\d+/.exec(contentText(last.content))?.[0] ?? "?";
           return { toolCalls: [{ name: "lookup_order", args: { orderId } }] };
         }
         return { text: "It has shipped." };

@@ -1,3 +1,4 @@
+import { storedMessage } from "./content-parts.js";
 import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
@@ -481,5 +482,5 @@ function toMessages(input: string | Message[]): Message[] {
       );
     }
   });
-  return input.slice();
+  return input.map(storedMessage);
 }

@@ -1,5 +1,7 @@
 export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
+export type { ToolContent } from "./content-parts.js";
+export { toolContent } from "./content-parts.js";
 export {
   DuplicateToolError,
   HookError,
@@ -26,12 +28,19 @@ export type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "./hoo
 export type { AgentLoopOptions } from "./loop-options.js";
 export type {
   AssistantPart,
+  FilePart,
+  ImagePart,
+  MediaSource,
   Message,
+  TextPart,
   ToolCall,
+  ToolContentPart,
   ToolResult,
   ToolSpec,
   Usage,
+  UserPart,
 } from "./messages.js";
+export { contentText } from "./messages.js";
 export type { ProviderDefinition } from "./model/define-provider.js";
 export { defineProvider } from "./model/define-provider.js";
 export { collectResponse } from "./model/response-assembler.js";

@@ -18,22 +18,63 @@ export type AssistantPart =
 /** A tool call as the model sent it: its id, the tool's name, and the args' JSON text. */
 export type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
 
+/**
+ * Where an image or a file comes from: an `http(s)` URL (a string or a `URL`), a base64 `data:`
+ * URL, or its bytes. The transcript and the run state keep it as a string: bytes become a base64
+ * data URL, a `URL` its `href`.
+ */
+export type MediaSource = string | URL | Uint8Array;
+
+/** A piece of text in a user message or a tool's content. */
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+/**
+ * An image in a user message or a tool's content. `mediaType` (`image/png`…) is read from a data
+ * URL, or from the first bytes of PNG, JPEG, GIF and WebP; give it for other bytes, and for a URL
+ * sent to Gemini.
+ */
+export interface ImagePart {
+  type: "image";
+  image: MediaSource;
+  mediaType?: string;
+}
+
+/** A file (a PDF, a text file…) in a user message; which types a provider takes is its own rule. */
+export interface FilePart {
+  type: "file";
+  data: MediaSource;
+  mediaType: string;
+  filename?: string;
+}
+
+/** One piece of a user message: text, an image, or a file. */
+export type UserPart = TextPart | ImagePart | FilePart;
+
+/** One piece of what a tool answered with `toolContent(...)`: text or an image. */
+export type ToolContentPart = TextPart | ImagePart;
+
 /** What a tool call produced, as the model will see it. Error outputs are strings. */
 export interface ToolResult {
   toolCallId: string;
   toolName: string;
+  /** The output; for a tool that answered with `content`, the text of its text parts. */
   output: unknown;
   isError: boolean;
   /** The args the tool ran with, when a human edited them on approval. */
   editedArgs?: unknown;
+  /** What the model sees instead of `output` when the tool answered with `toolContent(...)`. */
+  content?: ToolContentPart[];
 }
 
 /**
  * A provider-neutral transcript entry. Tool results of one step share one `tool` message,
- * in call order.
+ * in call order. A user message is text, or parts (text, images, files).
  */
 export type Message =
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | UserPart[] }
   | { role: "assistant"; parts: AssistantPart[] }
   | { role: "tool"; results: ToolResult[] };
 
@@ -70,6 +111,17 @@ export function addUsage(a: Usage, b: Usage): Usage {
     sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
   }
   return sum;
+}
+
+/**
+ * The text of a user message's content or a tool's content parts: a string as it is, else its
+ * text parts joined with newlines. For providers that take text only.
+ */
+export function contentText(content: string | readonly (UserPart | ToolContentPart)[]): string {
+  if (typeof content === "string") return content;
+  const texts: string[] = [];
+  for (const part of content) if (part.type === "text") texts.push(part.text);
+  return texts.join("\n");
 }
 
 /** The text of an assistant message's text parts, joined ("" when there are none). */

@@ -1,7 +1,7 @@
 import { HookError } from "../errors.js";
 import type { GateOutcome } from "../gate/gate.js";
 import { hookName } from "../gate/gate.js";
-import type { ToolCall, ToolCallPart, ToolResult } from "../messages.js";
+import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../messages.js";
 import type { CallRecord, DecidedBy } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
@@ -84,7 +84,7 @@ export function decided<Deps>(open: OpenCall<Deps>, outcome: GateOutcome): void 
           toolCallId,
         );
       }
-      record.result = okResult(toolCallId, toolName, json.output);
+      record.result = okResult(toolCallId, toolName, json.output, undefined, json.content);
       break;
     }
     case "stop":
@@ -124,12 +124,18 @@ export function settled<Deps>(open: OpenCall<Deps>, result: ToolResult, ms?: num
   write(open).record = record;
 }
 
-/** The result of a tool that ran: its output, or its error's text. */
-export function ran<Deps>(open: OpenCall<Deps>, ok: boolean, output: unknown, ms: number): void {
+/** The result of a tool that ran: its output (and content parts), or its error's text. */
+export function ran<Deps>(
+  open: OpenCall<Deps>,
+  ok: boolean,
+  output: unknown,
+  ms: number,
+  content?: ToolContentPart[],
+): void {
   const { toolCallId, toolName, editedFrom, args } = open.record;
   const edited = editedFrom === undefined ? undefined : args;
   const result = ok
-    ? okResult(toolCallId, toolName, output, edited)
+    ? okResult(toolCallId, toolName, output, edited, content)
     : errorResult(toolCallId, toolName, output as string, edited);
   settled(open, result, ms);
 }

@@ -127,7 +127,13 @@ class StepExecution<Deps> {
   /** Records how the call ended, counts its failure, checkpoints it, and emits its result. */
   #settle(open: OpenCall<Deps>, done: ToolRun): void {
     const run = this.#run;
-    ran(open, done.kind === "ok", done.output, done.ms);
+    ran(
+      open,
+      done.kind === "ok",
+      done.output,
+      done.ms,
+      done.kind === "ok" ? done.content : undefined,
+    );
     if (done.kind === "ok") this.#succeeded.push({ open, raw: done.raw });
     else this.#failure ??= this.#failureOf(open, done);
     if (run.options.store) {

@@ -1,4 +1,5 @@
 import { messageOf, PolicyError, RetryError } from "../errors.js";
+import type { ToolContentPart } from "../messages.js";
 import type { Tool } from "../tools/tool.js";
 import { isToolError } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
@@ -14,7 +15,13 @@ import { toolContext } from "./tool-context.js";
  * `executeTool` failed on its own (not the tool), which ends the run.
  */
 export type ToolRun =
-  | { kind: "ok"; output: unknown; raw: unknown; ms: number }
+  | {
+      kind: "ok";
+      output: unknown;
+      content: ToolContentPart[] | undefined;
+      raw: unknown;
+      ms: number;
+    }
   | {
       kind: "error" | "retry" | "timeout" | "unfit" | "policy";
       output: string;
@@ -59,7 +66,7 @@ export async function runTool<Deps>(
     const raw = running instanceof Promise ? await running : running;
     const ms = performance.now() - started;
     const json = toJsonOutput(raw);
-    if (json.ok) return { kind: "ok", output: json.output, raw, ms };
+    if (json.ok) return { kind: "ok", output: json.output, content: json.content, raw, ms };
     const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
     return { kind: "unfit", output, error: undefined, ms };
   } catch (error) {

@@ -48,6 +48,29 @@ const assistantPart = {
   ],
 };
 
+/** An image or a file is stored as its URL, or its bytes as a base64 data URL. */
+const mediaUrl = { type: "string", pattern: "^(https?:|data:[^,]*;base64,)" };
+const mediaType = { type: "string", pattern: "^[^/]+/[^/]+$" };
+
+const textPart = {
+  type: "object",
+  required: ["type", "text"],
+  properties: { type: { const: "text" }, text },
+  additionalProperties: false,
+};
+const imagePart = {
+  type: "object",
+  required: ["type", "image"],
+  properties: { type: { const: "image" }, image: mediaUrl, mediaType },
+  additionalProperties: false,
+};
+const filePart = {
+  type: "object",
+  required: ["type", "data", "mediaType"],
+  properties: { type: { const: "file" }, data: mediaUrl, mediaType, filename: text },
+  additionalProperties: false,
+};
+
 const toolResult = {
   type: "object",
   required: ["toolCallId", "toolName", "output", "isError"],
@@ -57,8 +80,13 @@ const toolResult = {
     output: true,
     isError: { type: "boolean" },
     editedArgs: true,
+    content: { type: "array", items: { anyOf: [textPart, imagePart] } },
   },
   additionalProperties: false,
+};
+
+const userContent = {
+  anyOf: [text, { type: "array", minItems: 1, items: { anyOf: [textPart, imagePart, filePart] } }],
 };
 
 const message = {
@@ -70,7 +98,7 @@ const message = {
       if: { properties: { role: { const: "user" } } },
       then: {
         required: ["content"],
-        properties: { role: true, content: text },
+        properties: { role: true, content: userContent },
         additionalProperties: false,
       },
     },

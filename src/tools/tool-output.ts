@@ -1,8 +1,15 @@
+import { isToolContent, storedParts } from "../content-parts.js";
 import { messageOf } from "../errors.js";
-import type { ToolResult } from "../messages.js";
+import type { ToolContentPart, ToolResult } from "../messages.js";
+import { contentText } from "../messages.js";
 
-/** A tool's output as the transcript stores it, or what JSON cannot carry in it. */
-export type JsonOutput = { ok: true; output: unknown } | { ok: false; problem: string };
+/**
+ * A tool's output as the transcript stores it (with its content parts, for an answer made by
+ * `toolContent(...)`), or what JSON cannot carry in it.
+ */
+export type JsonOutput =
+  | { ok: true; output: unknown; content?: ToolContentPart[] }
+  | { ok: false; problem: string };
 
 /** Deeper than this, an output is refused rather than risking the engine's stack later. */
 const MAX_OUTPUT_DEPTH = 256;
@@ -16,6 +23,11 @@ const MAX_OUTPUT_DEPTH = 256;
  */
 export function toJsonOutput(value: unknown): JsonOutput {
   if (typeof value === "string") return { ok: true, output: value };
+  if (isToolContent(value)) {
+    const stored = storedParts<ToolContentPart>(value.parts, ["text", "image"]);
+    if (!stored.ok) return { ok: false, problem: `toolContent(...): ${stored.problem}` };
+    return { ok: true, output: contentText(stored.parts), content: stored.parts };
+  }
   try {
     const copy = jsonCopy(value, "output", new Set(), 0);
     return { ok: true, output: copy === undefined ? null : copy };
@@ -112,16 +124,19 @@ function objectCopy(
   return copy;
 }
 
-/** A successful result. */
-export const okResult = (
+/** A successful result; `content` when the tool answered with `toolContent(...)`. */
+export function okResult(
   toolCallId: string,
   toolName: string,
   output: unknown,
   editedArgs?: unknown,
-): ToolResult =>
-  editedArgs === undefined
-    ? { toolCallId, toolName, output, isError: false }
-    : { toolCallId, toolName, output, isError: false, editedArgs };
+  content?: ToolContentPart[],
+): ToolResult {
+  const result: ToolResult = { toolCallId, toolName, output, isError: false };
+  if (editedArgs !== undefined) result.editedArgs = editedArgs;
+  if (content !== undefined) result.content = content;
+  return result;
+}
 
 /** An error result; its output is the message the model reads. */
 export const errorResult = (
