@@ -25,7 +25,7 @@ export type {
   LoopListener,
 } from "./events.js";
 export type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "./hooks.js";
-export type { AgentLoopOptions } from "./loop-options.js";
+export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./loop-options.js";
 export type {
   AssistantPart,
   FilePart,
@@ -54,7 +54,7 @@ export type {
   Provider,
   ProviderCallOptions,
 } from "./provider.js";
-export type { RunResult } from "./run-result.js";
+export type { RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";
 export type { DeniedCall, RunState, RunStatus } from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
@@ -71,6 +71,14 @@ export type {
 } from "./step-record.js";
 export type { ArgsLimits } from "./tools/args.js";
 export type {
+  CallLike,
+  ToolCallInfo,
+  ToolCallVerdict,
+  ToolHook,
+  ToolInput,
+} from "./tools/on-tool.js";
+export { isCallTo, onTool } from "./tools/on-tool.js";
+export type {
   InferInput,
   InferOutput,
   JsonSchema,
@@ -80,6 +88,12 @@ export type {
   ValidationResult,
 } from "./tools/schema.js";
 export { jsonSchema } from "./tools/schema.js";
-export type { NeedsApproval, Tool, ToolContext, ToolDefinition } from "./tools/tool.js";
+export type {
+  NeedsApproval,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolFactory,
+} from "./tools/tool.js";
 export { tool, withMaxRetries } from "./tools/tool.js";
 export { Toolset, toolset } from "./tools/toolset.js";

@@ -14,53 +14,66 @@ import type { Tool } from "./tools/tool.js";
 import { Toolset } from "./tools/toolset.js";
 import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
 
-/** What `new AgentLoop()` takes. Only `provider` is required. */
-export interface AgentLoopOptions<Deps = unknown> {
+/**
+ * What `new AgentLoop()` takes. Only `provider` is required, and `deps` when the tools, hooks
+ * or policy need them: a `Deps` that does not admit `undefined` makes `deps` required.
+ */
+export type AgentLoopOptions<Deps = unknown> = AgentLoopBaseOptions<Deps> & DepsOption<Deps>;
+
+/**
+ * The `deps` option: passed to every tool, hook and policy call (a run may give its own).
+ * Optional when `Deps` admits `undefined` (`unknown`, the default, does), required otherwise,
+ * so a loop whose tools read `ctx.deps` cannot be built without them.
+ */
+export type DepsOption<Deps> = undefined extends Deps
+  ? { deps?: Deps | undefined }
+  : { deps: Deps };
+
+/** Every option of `new AgentLoop()` but `deps` (see `AgentLoopOptions`). */
+export interface AgentLoopBaseOptions<Deps = unknown> {
   provider: Provider;
-  tools?: Toolset<Deps> | Tool<Deps>[];
-  /** Passed to every tool, hook and policy call; a run may give its own. */
-  deps?: Deps;
+  tools?: Toolset<Deps> | Tool<Deps>[] | undefined;
   /** The system prompt. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Pre-call hooks, run in this order for every call. */
-  preToolCall?: PreToolCallHook<Deps>[];
-  policy?: LoopPolicy<Deps>;
+  preToolCall?: PreToolCallHook<Deps>[] | undefined;
+  policy?: LoopPolicy<Deps> | undefined;
   /** Model calls per run (default 20); past it the run ends with status "max_steps". */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** Calls of one step that run at once (default 8); results keep call order. */
-  maxParallelToolCalls?: number;
+  maxParallelToolCalls?: number | undefined;
   /** "continue" (default): a throwing tool gives the model an error result. "throw": the run rejects. */
-  toolErrors?: "continue" | "throw";
+  toolErrors?: "continue" | "throw" | undefined;
   /** Calls to tools that are not callable, fed back before the run rejects (default 1). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Sampling settings sent with every model request. */
-  settings?: ModelSettings;
+  settings?: ModelSettings | undefined;
   /** Where listener errors go (default `console.error`). */
-  onListenerError?: ListenerErrorHandler;
+  onListenerError?: ListenerErrorHandler | undefined;
   /** Aborts every run of this loop. */
-  signal?: AbortSignal;
-  onEvent?: LoopListener;
+  signal?: AbortSignal | undefined;
+  onEvent?: LoopListener | undefined;
   /**
    * Keeps states across processes: paused states and checkpoints around every tool call are
    * written to it, and `resume()` claims a state there, so it runs once across workers.
    */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /**
    * Signs every state written (HMAC-SHA-256); `resume()` then rejects a state without a valid
    * signature, whatever else is given. Use it whenever a state leaves your process by value.
    */
-  signingKey?: string | Uint8Array;
+  signingKey?: string | Uint8Array | undefined;
   /**
    * `true`: states passed to `resume()` by value are trusted as they are, without a signature
    * or digests. Only for states that never left your own process or storage.
    */
-  trustState?: boolean;
+  trustState?: boolean | undefined;
   /** Limits on the args text the model sends (default 1 MB, nesting depth 64). */
-  argsLimits?: Partial<ArgsLimits>;
+  argsLimits?: Partial<ArgsLimits> | undefined;
   /** A call a human refused, asked again with the same args: "auto-deny" (default) or "ask" again. */
-  repeatDenied?: "auto-deny" | "ask";
+  repeatDenied?: "auto-deny" | "ask" | undefined;
   /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
-  stateMigrations?: Record<number, (state: any) => unknown>;
+  stateMigrations?: Record<number, (state: any) => unknown> | undefined;
 }
 
 /** The options, checked and with defaults filled in, once per loop. */

@@ -1,24 +1,56 @@
 import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
-import type { RunState, RunStatus } from "./state/run-state.js";
+import type { RunState } from "./state/run-state.js";
 import type { PendingApproval, StepRecord } from "./step-record.js";
 
-/** What `run()` resolves with for every normal ending. */
-export interface RunResult {
-  status: RunStatus;
+/** What every `RunResult` holds, whatever its status. */
+export interface RunResultBase {
   /** The last assistant message's text ("" if none). */
   text: string;
   /** The whole transcript, provider-neutral. */
   messages: Message[];
   steps: StepRecord[];
   usage: Usage;
-  /** Why a hook stopped the run (status "stopped"). */
-  stopReason?: string;
-  /** The call whose result ended the run (status "ended_by_tool"). */
-  endedBy?: ToolCall;
-  /** Calls waiting for approval (status "needs_approval"). */
-  pending?: PendingApproval[];
   finishReason: ModelResponse["finishReason"];
   /** Plain JSON: store it anywhere and `resume()` a paused run from it. */
   state: RunState;
 }
+
+/**
+ * What `run()` resolves with for every normal ending, discriminated by `status`: check it and
+ * TypeScript knows which fields are there (`pending` when `"needs_approval"`, `endedBy` when
+ * `"ended_by_tool"`).
+ *
+ * @example
+ * const result = await loop.run(prompt);
+ * if (result.status === "needs_approval") save(result.state, result.pending);
+ */
+export type RunResult =
+  | (RunResultBase & {
+      /** The model answered without tool calls, or the steps ran out (`maxSteps`). */
+      status: "completed" | "max_steps";
+      stopReason?: undefined;
+      endedBy?: undefined;
+      pending?: undefined;
+    })
+  | (RunResultBase & {
+      status: "stopped";
+      /** Why a hook stopped the run, when it said. */
+      stopReason?: string;
+      endedBy?: undefined;
+      pending?: undefined;
+    })
+  | (RunResultBase & {
+      status: "ended_by_tool";
+      stopReason?: undefined;
+      /** The call whose result ended the run. */
+      endedBy: ToolCall;
+      pending?: undefined;
+    })
+  | (RunResultBase & {
+      status: "needs_approval";
+      stopReason?: undefined;
+      endedBy?: undefined;
+      /** Calls waiting for approval: decide each, then `resume()` with `state`. */
+      pending: PendingApproval[];
+    });

@@ -125,7 +125,13 @@ describe("tool()", () => {
         return args.city;
       },
     });
-    expectTypeOf(t).toEqualTypeOf<Tool<{ db: string }, { city: string; days: number }>>();
+    expectTypeOf(t).toEqualTypeOf<
+      Tool<
+        { db: string },
+        { city: string; days: number },
+        { city: string; days?: number | undefined }
+      >
+    >();
   });
 });
 
@@ -422,7 +428,9 @@ describe("needsApproval", () => {
         return args.n;
       },
     });
-    expectTypeOf(t).toEqualTypeOf<Tool<unknown, { n: number; unit: string }>>();
+    expectTypeOf(t).toEqualTypeOf<
+      Tool<unknown, { n: number; unit: string }, { n: string; unit?: string | undefined }>
+    >();
     expect(await runCalls(t, ['{"n":"abc"}'])).toEqual([{ output: 3, isError: false }]);
     expect(seen).toEqual([{ n: "abc" }, { n: 3, unit: "m" }]);
   });

@@ -1,8 +1,8 @@
 import { TollgateError } from "../errors.js";
 import { textOf } from "../messages.js";
-import type { RunResult } from "../run-result.js";
+import type { RunResult, RunResultBase } from "../run-result.js";
 import type { ResumePlan } from "../state/resume-plan.js";
-import type { RunStatus } from "../state/run-state.js";
+import type { RunState, RunStatus } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
 import type { StepOutcome } from "./finish-step.js";
@@ -63,8 +63,7 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
     snapshot(run, status, endedBy && { endedBy }),
     run.options.signingKey,
   );
-  const result: RunResult = {
-    status,
+  const base: RunResultBase = {
     text: textOf(lastAssistant),
     messages: run.messages.slice(),
     steps: run.steps.slice(),
@@ -72,10 +71,24 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
     finishReason: lastStep?.response.finishReason ?? "other",
     state,
   };
-  if (outcome.kind === "stopped" && outcome.reason !== undefined)
-    result.stopReason = outcome.reason;
-  if (outcome.kind === "ended") result.endedBy = outcome.endedBy;
-  if (state.pending) result.pending = state.pending.slice();
   await run.write(state);
-  return result;
+  return withStatus(base, outcome, state);
+}
+
+/** The result for how the run ended: each status with its own fields. */
+function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState): RunResult {
+  switch (outcome.kind) {
+    case "stopped":
+      return outcome.reason === undefined
+        ? { status: "stopped", ...base }
+        : { status: "stopped", ...base, stopReason: outcome.reason };
+    case "ended":
+      return { status: "ended_by_tool", ...base, endedBy: outcome.endedBy };
+    case "paused":
+      return { status: "needs_approval", ...base, pending: state.pending?.slice() ?? [] };
+    case "completed":
+      return { status: "completed", ...base };
+    case "continue":
+      return { status: "max_steps", ...base };
+  }
 }

@@ -9,10 +9,14 @@ import type { RunState } from "./run-state.js";
 import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
 import { stateProblem } from "./state-schema.js";
 
-/** A human's decision on one pending call; `digest` binds it to the exact call (and state) it was made for. */
-export type ApprovalDecision =
-  | { approve: true; args?: unknown; digest?: string }
-  | { approve: false; reason?: string; digest?: string };
+/**
+ * A human's decision on one pending call; `digest` binds it to the exact call (and state) it
+ * was made for. `Args` types edited args: `ApprovalDecision<ToolInput<typeof sendEmail>>`, or
+ * narrow the pending call with `isCallTo(pending, sendEmail)` first.
+ */
+export type ApprovalDecision<Args = unknown> =
+  | { approve: true; args?: Args | undefined; digest?: string | undefined }
+  | { approve: false; reason?: string | undefined; digest?: string | undefined };
 
 /** Decisions by tool call id; every pending call needs one. */
 export type ApprovalDecisions = Record<string, ApprovalDecision>;

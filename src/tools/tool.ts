@@ -30,12 +30,16 @@ export type NeedsApproval<Deps, Args> =
   | boolean
   | ((args: Args, ctx: ToolContext<Deps>) => boolean | Promise<boolean>);
 
-/** A tool as the loop sees it: frozen, its JSON Schema computed once. Build one with `tool()`. */
-export interface Tool<Deps = unknown, Args = any> {
+/**
+ * A tool as the loop sees it: frozen, its JSON Schema computed once. Build one with `tool()`.
+ * `Args` is what `execute` gets (the schema's output); `In` is the args in the model's form
+ * (the schema's input), as hooks, the policy and approvals see them.
+ */
+export interface Tool<Deps = unknown, Args = any, In = unknown> {
   readonly name: string;
   readonly description: string;
   /** The schema as given (zod, Standard Schema, or `jsonSchema()`). */
-  readonly input: StandardSchema<unknown, Args>;
+  readonly input: StandardSchema<In, Args>;
   /** The JSON Schema sent to the model. */
   readonly inputSchema: Record<string, unknown>;
   readonly maxRetries: number;
@@ -53,16 +57,16 @@ export interface Tool<Deps = unknown, Args = any> {
 export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   /** Unique in a toolset; 1–64 of `a-z A-Z 0-9 _ -`. */
   name: string;
-  description?: string;
+  description?: string | undefined;
   input: Schema;
   /** Failures (bad args, `RetryError`) fed back to the model before the run rejects. Default 1. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Gets the args in the model's form: the schema's input side, before transforms and defaults. */
-  needsApproval?: NeedsApproval<Deps, InferInput<Schema>>;
-  timeoutMs?: number;
-  sequential?: boolean;
+  needsApproval?: NeedsApproval<Deps, InferInput<Schema>> | undefined;
+  timeoutMs?: number | undefined;
+  sequential?: boolean | undefined;
   /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
   execute(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
 }
 
@@ -123,7 +127,7 @@ const TOOL_KEY_ALIASES: Readonly<Record<string, string>> = {
  */
 export function tool<Deps = unknown, Schema extends StandardSchema = StandardSchema>(
   definition: ToolDefinition<Deps, Schema>,
-): Tool<Deps, InferOutput<Schema>> {
+): Tool<Deps, InferOutput<Schema>, InferInput<Schema>> {
   rejectBuiltTool(definition);
   const where = typeof definition?.name === "string" ? `tool "${definition.name}"` : "tool()";
   checkKeys(where, definition, TOOL_KEYS, TOOL_KEY_ALIASES);
@@ -148,10 +152,10 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
   }
   const { jsonSchema } = normalizeSchema(input, name);
-  const built: Tool<Deps, InferOutput<Schema>> = {
+  const built: Tool<Deps, InferOutput<Schema>, InferInput<Schema>> = {
     name,
     description,
-    input: input as StandardSchema<unknown, InferOutput<Schema>>,
+    input: input as StandardSchema<InferInput<Schema>, InferOutput<Schema>>,
     inputSchema: jsonSchema,
     maxRetries,
     needsApproval,
@@ -164,6 +168,29 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
   };
   return Object.freeze(built);
 }
+
+/** `tool()` with its `Deps` fixed: the args are typed from `input`, `ctx.deps` is `Deps`. */
+export type ToolFactory<Deps> = <Schema extends StandardSchema>(
+  definition: ToolDefinition<Deps, Schema>,
+) => Tool<Deps, InferOutput<Schema>, InferInput<Schema>>;
+
+/**
+ * `tool()` for tools that use deps: call `tool.withDeps<Deps>()` once and define each tool
+ * with what it returns. Each tool's args are typed from its `input` and `ctx.deps` is `Deps`,
+ * with no annotation. (`tool<Deps>({...})` cannot do this: once one type argument is given,
+ * TypeScript infers none of the others, so the args would lose their type.)
+ *
+ * @example
+ * const defineTool = tool.withDeps<{ db: Db }>();
+ * const findUser = defineTool({
+ *   name: "find_user",
+ *   input: z.object({ id: z.string() }),
+ *   execute: ({ id }, { deps }) => deps.db.user(id),
+ * });
+ */
+tool.withDeps = function withDeps<Deps>(): ToolFactory<Deps> {
+  return tool;
+};
 
 /** A copy of `tool` that may fail `maxRetries` times before the run rejects. */
 export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: number): T {
