@@ -58,6 +58,22 @@ export type LoopEvent =
       isError: boolean;
       ms: number;
     }
+  | {
+      /**
+       * A tool's `execute` threw (not a `RetryError`), or returned a value JSON cannot carry:
+       * the developer's bug, with the error and its stack. The model still gets its error
+       * result (the `tool-result` after this event). Listeners get a frozen copy of the error
+       * (same class, message, stack and own fields).
+       */
+      type: "tool-error";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      error: unknown;
+      /** The error's stack, when it has one. */
+      stack?: string;
+    }
   | { type: "step-finish"; runId: string; step: number; record: StepRecord }
   | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult };
 

@@ -5,7 +5,7 @@ import type { OpenStep } from "./open-step.js";
 import { failTool } from "./retries.js";
 import type { RunContext } from "./run-context.js";
 import { runTool, type ToolRun } from "./run-tool.js";
-import { resultEvent } from "./step-events.js";
+import { errorEvent, resultEvent } from "./step-events.js";
 
 /**
  * Phase two of a step: runs the allowed calls, up to `maxParallelToolCalls` at once; a
@@ -37,6 +37,16 @@ export async function executeCalls<Deps>(
 export interface Succeeded<Deps> {
   open: OpenCall<Deps>;
   raw: unknown;
+}
+
+/**
+ * What a failed call tells the developer: what `execute` threw (a `RetryError` is meant for
+ * the model, not a bug), or a `ToolOutputError` for a value JSON cannot carry.
+ */
+function developerError<Deps>(open: OpenCall<Deps>, done: ToolRun): unknown {
+  if (done.kind === "error") return done.error;
+  if (done.kind !== "unfit") return undefined;
+  return new ToolOutputError(done.output, open.record.toolName, open.record.toolCallId);
 }
 
 /** Splits at sequential tools: each sequential call is a batch of its own. */
@@ -141,7 +151,11 @@ class StepExecution<Deps> {
       written.catch(() => {}); // awaited before finish(); a failed write must not go unhandled meanwhile
       this.#written = written;
     }
-    if (run.listening) run.emit(resultEvent(run, this.#step.index, open.record, done.ms));
+    if (run.listening) {
+      const error = developerError(open, done);
+      if (error !== undefined) run.emit(errorEvent(run, this.#step.index, open.record, error));
+      run.emit(resultEvent(run, this.#step.index, open.record, done.ms));
+    }
   }
 
   /** The error a failed call ends the run with, if any; counts `RetryError`s. */

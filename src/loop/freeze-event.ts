@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import type { LoopEvent } from "../events.js";
 
 /**
@@ -21,6 +22,9 @@ export function freezeEvent(event: LoopEvent): LoopEvent {
     case "step-finish":
       deepFreeze(event.record);
       break;
+    case "tool-error":
+      // The error is the tool's own object: listeners get a frozen copy, the original stays as it was.
+      return Object.freeze({ ...event, error: frozenCopy(event.error) });
     case "run-finish": {
       // The caller gets the result itself; listeners get a frozen copy of it.
       const result = structuredClone(event.result);
@@ -37,4 +41,27 @@ function deepFreeze(value: unknown): void {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+}
+
+/**
+ * A frozen shallow copy of a thrown value that keeps what a developer reads: the same class
+ * (`instanceof` still holds), message, stack, `cause` and own fields. A value whose fields
+ * cannot be read (a throwing proxy) becomes a frozen `Error` with its message.
+ */
+function frozenCopy(thrown: unknown): unknown {
+  if (typeof thrown !== "object" || thrown === null) return thrown;
+  try {
+    const copy = Object.create(
+      Object.getPrototypeOf(thrown),
+      Object.getOwnPropertyDescriptors(thrown),
+    ) as { stack?: unknown };
+    const { stack } = thrown as { stack?: unknown };
+    // Where `stack` is an accessor of the prototype (not an own field), keep its text.
+    if (typeof stack === "string" && !Object.hasOwn(copy, "stack")) {
+      Object.defineProperty(copy, "stack", { value: stack, configurable: true, writable: true });
+    }
+    return Object.freeze(copy);
+  } catch {
+    return Object.freeze(new Error(messageOf(thrown)));
+  }
 }

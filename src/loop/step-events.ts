@@ -35,6 +35,36 @@ export function resultEvent<Deps>(
   };
 }
 
+/** The `tool-error` event of a call whose tool threw (or returned a value JSON cannot carry). */
+export function errorEvent<Deps>(
+  run: RunContext<Deps>,
+  step: number,
+  record: CallRecord,
+  error: unknown,
+): LoopEvent {
+  const event: LoopEvent = {
+    type: "tool-error",
+    runId: run.runId,
+    step,
+    toolCallId: record.toolCallId,
+    toolName: record.toolName,
+    error,
+  };
+  const stack = stackOf(error);
+  if (stack !== undefined) event.stack = stack;
+  return event;
+}
+
+/** An error's stack, when it has one as text; never throws (a getter may). */
+function stackOf(error: unknown): string | undefined {
+  try {
+    const stack = (error as { stack?: unknown } | null)?.stack;
+    return typeof stack === "string" ? stack : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `tool-decision` event of a call the gate (or a human) decided. */
 export function decisionEvent<Deps>(
   run: RunContext<Deps>,

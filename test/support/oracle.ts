@@ -1352,7 +1352,13 @@ export interface PhaseObservation {
   prepareLog: { stepIndex: number; executed: string[] }[];
   endsRunLog: string[];
   /** Events as they were emitted, before any listener could touch them. */
-  events: { type: string; toolCallId?: string; verdict?: string; by?: string }[];
+  events: {
+    type: string;
+    toolCallId?: string;
+    verdict?: string;
+    by?: string;
+    isError?: boolean;
+  }[];
   /** Store faults served during this phase. */
   faults: { op: StoreOp; kind: FaultKind }[];
 }
@@ -1656,6 +1662,7 @@ export async function play(s: Scenario): Promise<Observation> {
         record.verdict = event.verdict;
         record.by = event.by;
       }
+      if (event.type === "tool-result") record.isError = event.isError;
       current.events.push(record);
     },
     onListenerError: () => {
@@ -1917,15 +1924,30 @@ export function expectCallbacks(expected: PhaseExpectation, observed: PhaseObser
   expectLog(observed.endsRunLog, expected.endsRunLog, faulted, "endsRun called");
 }
 
+/** A `tool-error` comes at most once per call, just before that call's failed `tool-result`. */
+function expectToolErrors(observed: PhaseObservation): void {
+  const { events } = observed;
+  events.forEach((event, index) => {
+    if (event.type !== "tool-error") return;
+    const id = event.toolCallId;
+    const next = events.slice(index + 1).find((later) => later.toolCallId === id);
+    expect(next, `what follows the tool-error of call ${id}`).toMatchObject({
+      type: "tool-result",
+      isError: true,
+    });
+  });
+}
+
 /**
  * DESIGN sections 7 and 10: per call at most one `tool-call`, `tool-decision` and `tool-result`
  * per phase, in that order; exactly one each on a resolved phase (none for a pending call's
  * result); each decision is the oracle's verdict, by whom the oracle says.
  */
 export function expectEvents(expected: PhaseExpectation, observed: PhaseObservation): void {
+  expectToolErrors(observed);
   const perCall = new Map<string, string[]>();
   for (const event of observed.events) {
-    if (event.toolCallId === undefined) continue;
+    if (event.toolCallId === undefined || event.type === "tool-error") continue;
     perCall.set(event.toolCallId, [...(perCall.get(event.toolCallId) ?? []), event.type]);
   }
   const byId = new Map(expected.calls.map((call) => [call.id, call]));
