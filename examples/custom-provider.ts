@@ -2,12 +2,12 @@
  * Custom provider: any model API becomes a `Provider` with `defineProvider`. The "API" here is
  * a made-up client, `tinyModel`, with request and reply shapes of its own; the adapter maps
  * tollgate's request to it and its reply back, in about 20 lines. Give `defineProvider` a
- * `generate` (as here) or a `stream`, and it derives the other.
+ * `generate` (as `tiny` does) or a `stream` (as `tinyStreaming` does), and it derives the other.
  *
  *   npx tsx examples/custom-provider.ts
  */
 import { pathToFileURL } from "node:url";
-import type { RunResult } from "tollgate";
+import type { ModelRequest, RunResult } from "tollgate";
 import { AgentLoop, contentText, defineProvider, tool } from "tollgate";
 import { z } from "zod";
 
@@ -29,33 +29,81 @@ const tinyModel = {
       return { say: "I cannot add.", tokens: { in: 9, out: 4 } };
     return { invoke: { fn: "add", json: '{"a":2,"b":3}' }, tokens: { in: 10, out: 5 } };
   },
+  /** The same answer as events: text in chunks, a call's JSON in pieces, then the token counts. */
+  async *stream(input: { prompt: string[]; functions: string[] }): AsyncGenerator<TinyEvent> {
+    const reply = await tinyModel.complete(input);
+    for (const chunk of reply.say?.split(/(?<= )/) ?? []) yield { kind: "text", chunk };
+    if (reply.invoke) {
+      const { fn, json } = reply.invoke;
+      yield { kind: "call", n: 0, callId: "call_1", fn, json: json.slice(0, 6) };
+      yield { kind: "call", n: 0, json: json.slice(6) };
+    }
+    yield { kind: "done", tokens: reply.tokens, calls: reply.invoke ? 1 : 0 };
+  },
 };
 
+type TinyEvent =
+  | { kind: "text"; chunk: string }
+  | { kind: "call"; n: number; callId?: string; fn?: string; json: string }
+  | { kind: "done"; tokens: { in: number; out: number }; calls: number };
+
 // ── The adapter ────────────────────────────────────────────────────────────────────────────────
+
+/** tollgate's request in the made-up API's shape. */
+const tinyInput = (request: ModelRequest) => ({
+  prompt: request.messages.map((message) => {
+    if (message.role === "user") return contentText(message.content);
+    if (message.role === "tool")
+      return `result: ${message.results.map((r) => JSON.stringify(r.output)).join(", ")}`;
+    return "(assistant turn)";
+  }),
+  functions: request.tools.map((t) => t.name),
+});
 
 export const tiny = defineProvider({
   name: "tiny",
   model: "tiny-1",
   async generate(request) {
-    const prompt = request.messages.map((message) => {
-      if (message.role === "user") return contentText(message.content);
-      if (message.role === "tool")
-        return `result: ${message.results.map((r) => JSON.stringify(r.output)).join(", ")}`;
-      return "(assistant turn)";
-    });
-    const reply = await tinyModel.complete({ prompt, functions: request.tools.map((t) => t.name) });
+    const input = tinyInput(request);
+    const reply = await tinyModel.complete(input);
     const { in: inputTokens, out: outputTokens } = reply.tokens;
     const usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
     if (reply.invoke) {
       const call = {
         type: "tool-call" as const,
-        id: `call_${prompt.length}`,
+        id: `call_${input.prompt.length}`,
         name: reply.invoke.fn,
         args: reply.invoke.json,
       };
       return { parts: [call], finishReason: "tool-calls", usage };
     }
     return { parts: [{ type: "text", text: reply.say ?? "" }], finishReason: "stop", usage };
+  },
+});
+
+// The same API, streamed: text as it comes, each call's args in pieces, and a finish part last.
+export const tinyStreaming = defineProvider({
+  name: "tiny-streaming",
+  model: "tiny-1",
+  async *stream(request) {
+    for await (const event of tinyModel.stream(tinyInput(request))) {
+      if (event.kind === "text") yield { type: "text-delta", text: event.chunk };
+      else if (event.kind === "call") {
+        // One call's deltas share its `index`; the first carries its id and name.
+        const { n: index, callId: id, fn: name, json: argsDelta } = event;
+        yield id && name
+          ? { type: "tool-call-delta", index, id, name, argsDelta }
+          : { type: "tool-call-delta", index, argsDelta };
+      } else {
+        // Required, and last: why the model stopped and the usage. Without it the run fails.
+        const { in: inputTokens, out: outputTokens } = event.tokens;
+        yield {
+          type: "finish",
+          finishReason: event.calls > 0 ? "tool-calls" : "stop",
+          usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+        };
+      }
+    }
   },
 });
 
@@ -75,6 +123,14 @@ export async function main(): Promise<RunResult> {
   console.log(
     `${result.status} after ${result.steps.length} steps, ${result.usage.totalTokens} tokens`,
   );
+
+  // The streaming adapter: text deltas arrive as events while the model writes.
+  const streamed = new AgentLoop({ provider: tinyStreaming, tools: [add] });
+  const deltas: string[] = [];
+  for await (const event of streamed.stream("What is 2 + 3?")) {
+    if (event.type === "text-delta") deltas.push(event.text);
+    if (event.type === "run-finish") console.log(`streamed: ${deltas.join("|")} (${event.status})`);
+  }
   return result;
 }
 

@@ -73,7 +73,11 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^local\/stub-1: It is 21 °C in Oslo\.$/m,
     /^completed; 2 HTTP requests$/m,
   ],
-  "custom-provider.ts": [/^2 \+ 3 = 5\.$/m, /completed after 2 steps, 35 tokens/],
+  "custom-provider.ts": [
+    /^2 \+ 3 = 5\.$/m,
+    /completed after 2 steps, 35 tokens/,
+    /^streamed: 2 \|\+ \|3 \|= \|5\. \(completed\)$/m,
+  ],
   "approval-across-processes.ts": [
     /paused: pay \{"invoice":"INV-7","amountEur":250\} needs approval/,
     /resumed in process \d+: completed: Invoice INV-7 is paid\./,
