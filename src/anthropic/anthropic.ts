@@ -46,7 +46,13 @@ export function anthropic(options: AnthropicOptions): Provider {
   });
   const maxTokens = options.maxTokens ?? 4096;
   const body = (request: ModelRequest, stream: boolean) =>
-    anthropicBody(options.model, withDefaultSettings(request, options.settings), stream, maxTokens);
+    anthropicBody(
+      options.model,
+      withDefaultSettings(request, options.settings),
+      stream,
+      maxTokens,
+      name,
+    );
   return defineProvider({
     name,
     model: options.model,
@@ -55,7 +61,9 @@ export function anthropic(options: AnthropicOptions): Provider {
         name,
         await transport.json("/messages", body(request, false), signal, MESSAGE_OBJECT),
       ),
-    stream: (request, { signal }) =>
-      anthropicStreamParts(name, transport.events("/messages", body(request, true), signal)),
+    // A generator, so that a request that cannot be built fails on the first read, as others do.
+    stream: async function* (request, { signal }) {
+      yield* anthropicStreamParts(name, transport.events("/messages", body(request, true), signal));
+    },
   });
 }

@@ -50,7 +50,7 @@ export function gemini(options: GeminiOptions): Provider {
   });
   const path = `/${modelPath(options.model)}`;
   const body = (request: ModelRequest) =>
-    geminiBody(withDefaultSettings(request, options.settings));
+    geminiBody(withDefaultSettings(request, options.settings), name);
 
   async function* generateParts(request: ModelRequest, signal?: AbortSignal) {
     const reader = createCandidateReader(name);

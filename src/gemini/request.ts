@@ -1,4 +1,12 @@
-import type { AssistantPart, Message, ModelRequest, ToolSpec } from "tollgate";
+import type {
+  AssistantPart,
+  Message,
+  ModelRequest,
+  ToolResult,
+  ToolSpec,
+  UserPart,
+} from "tollgate";
+import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { argsObject } from "../http/tool-values.js";
 import { toGeminiSchema } from "./schema.js";
@@ -43,11 +51,58 @@ function modelParts(parts: AssistantPart[]): Part[] {
 }
 
 /**
+ * A user part as a Gemini part: `text`, `inlineData` for bytes, or `fileData` for a URL (a Files
+ * API URI, or a URL Gemini fetches), which needs the part's `mediaType`.
+ */
+function userPart(provider: string, part: UserPart): Part {
+  if (part.type === "text") return { text: part.text };
+  const media = mediaOf(provider, part);
+  if (media.kind === "bytes") {
+    return { inlineData: { mimeType: media.mediaType, data: media.base64 } };
+  }
+  if (media.mediaType === undefined) {
+    throw cannotCarry(
+      provider,
+      `${part.type === "image" ? "an image" : "a file"} URL without its type (fileData needs a mimeType); give the part a mediaType`,
+    );
+  }
+  return { fileData: { mimeType: media.mediaType, fileUri: media.url } };
+}
+
+/**
+ * A `functionResponse` part: `{output}` or `{error}`, and a tool's images as `inlineData` in its
+ * own `parts` (multimodal function responses; the Gemini API takes no `fileData` there).
+ */
+function functionResponse(provider: string, result: ToolResult): Part {
+  const response = result.isError ? { error: result.output } : { output: result.output };
+  const parts: Part[] = [];
+  for (const part of result.content ?? []) {
+    if (part.type === "text") continue; // their text is the output
+    const media = mediaOf(provider, part);
+    if (media.kind === "url") {
+      throw cannotCarry(
+        provider,
+        `an image by URL in a tool result (tool ${result.toolName}): function responses take image bytes only`,
+      );
+    }
+    parts.push({ inlineData: { mimeType: media.mediaType, data: media.base64 } });
+  }
+  return {
+    functionResponse: {
+      id: result.toolCallId,
+      name: result.toolName,
+      response,
+      ...(parts.length > 0 && { parts }),
+    },
+  };
+}
+
+/**
  * Maps the transcript to Gemini contents. A `tool` message becomes one user content of
  * `functionResponse` parts in call order, each with the call's name and id (`{output}` or
  * `{error}`); contents of the same role are merged, as Gemini wants turns to alternate.
  */
-export function geminiContents(messages: Message[]): Content[] {
+export function geminiContents(messages: Message[], provider = "gemini"): Content[] {
   const out: Content[] = [];
   const push = (role: Content["role"], parts: Part[]) => {
     if (parts.length === 0) return;
@@ -56,20 +111,20 @@ export function geminiContents(messages: Message[]): Content[] {
     else out.push({ role, parts });
   };
   for (const message of messages) {
-    if (message.role === "user") push("user", [{ text: message.content }]);
-    else if (message.role === "assistant") push("model", modelParts(message.parts));
-    else {
+    if (message.role === "user") {
+      const { content } = message;
       push(
         "user",
-        message.results.map((result) => ({
-          functionResponse: {
-            id: result.toolCallId,
-            name: result.toolName,
-            response: result.isError ? { error: result.output } : { output: result.output },
-          },
-        })),
+        typeof content === "string"
+          ? [{ text: content }]
+          : content.map((part) => userPart(provider, part)),
       );
-    }
+    } else if (message.role === "assistant") push("model", modelParts(message.parts));
+    else
+      push(
+        "user",
+        message.results.map((result) => functionResponse(provider, result)),
+      );
   }
   return out;
 }
@@ -95,7 +150,7 @@ function toolConfig(choice: NonNullable<ModelRequest["toolChoice"]>): Record<str
  * `generationConfig` object is merged in), except the request-level `safetySettings`,
  * `cachedContent`, `toolConfig` and `labels`.
  */
-export function geminiBody(request: ModelRequest): Record<string, unknown> {
+export function geminiBody(request: ModelRequest, provider = "gemini"): Record<string, unknown> {
   const { temperature, topP, maxOutputTokens, stopSequences, seed, extra } = splitSettings(
     request.settings,
   );
@@ -117,7 +172,7 @@ export function geminiBody(request: ModelRequest): Record<string, unknown> {
     ...(request.toolChoice && { toolConfig: toolConfig(request.toolChoice) }),
   };
   return {
-    contents: geminiContents(request.messages),
+    contents: geminiContents(request.messages, provider),
     ...(request.system && { systemInstruction: { parts: [{ text: request.system }] } }),
     ...tools,
     ...(Object.keys(generationConfig).length > 0 && { generationConfig }),

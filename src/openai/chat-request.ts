@@ -1,6 +1,8 @@
-import type { Message, ModelRequest, ToolSpec } from "tollgate";
+import type { Message, ModelRequest, ToolResult, ToolSpec, UserPart } from "tollgate";
+import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
+import { mediaUrl } from "../util/media.js";
 
 /** Which body field carries `maxOutputTokens`: OpenAI's current one, or the older one local servers read. */
 export type MaxTokensParam = "max_completion_tokens" | "max_tokens";
@@ -9,17 +11,64 @@ export type MaxTokensParam = "max_completion_tokens" | "max_tokens";
 type ChatMessage = Record<string, unknown> & { role: string };
 
 /**
- * Maps the transcript to Chat Completions messages: the system prompt first, an assistant
- * message's text and tool calls in one message (its reasoning is not sent: Chat Completions
- * takes none back), then one `tool` message per result.
+ * A user part as a Chat Completions content part: `text`, `image_url` (an http(s) or data URL),
+ * or `file` with `file_data` (a data URL; Chat Completions takes PDF files only, and no file URLs).
  */
-export function chatMessages(system: string | undefined, messages: Message[]): ChatMessage[] {
+function chatPart(provider: string, part: UserPart): Record<string, unknown> {
+  if (part.type === "text") return { type: "text", text: part.text };
+  const media = mediaOf(provider, part);
+  if (part.type === "image") return { type: "image_url", image_url: { url: mediaUrl(media) } };
+  if (media.kind === "url") {
+    throw cannotCarry(
+      provider,
+      "a file by URL in Chat Completions (it takes file bytes only); send the bytes, or use openAIResponses",
+    );
+  }
+  if (media.mediaType.toLowerCase() !== "application/pdf") {
+    throw cannotCarry(
+      provider,
+      `a ${media.mediaType} file in Chat Completions (PDF only); send its text as a text part, or use openAIResponses`,
+    );
+  }
+  const filename = part.filename ?? "document.pdf";
+  return { type: "file", file: { filename, file_data: mediaUrl(media) } };
+}
+
+/** A tool result's text; Chat Completions tool messages carry no images. */
+function toolText(provider: string, result: ToolResult): string {
+  if (result.content?.some((part) => part.type === "image")) {
+    throw cannotCarry(
+      provider,
+      `an image in a tool result (tool ${result.toolName}): Chat Completions tool messages take text only; use openAIResponses`,
+    );
+  }
+  return resultText(result);
+}
+
+/**
+ * Maps the transcript to Chat Completions messages: the system prompt first, a user message as
+ * text or content parts, an assistant message's text and tool calls in one message (its
+ * reasoning is not sent: Chat Completions takes none back), then one `tool` message per result.
+ * A part Chat Completions cannot carry is a `ProviderError` (`provider` names it).
+ */
+export function chatMessages(
+  system: string | undefined,
+  messages: Message[],
+  provider = "openai",
+): ChatMessage[] {
   const out: ChatMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of messages) {
-    if (message.role === "user") out.push({ role: "user", content: message.content });
-    else if (message.role === "tool") {
+    if (message.role === "user") {
+      const { content } = message;
+      out.push({
+        role: "user",
+        content:
+          typeof content === "string" ? content : content.map((part) => chatPart(provider, part)),
+      });
+    } else if (message.role === "tool") {
       for (const result of message.results) {
-        out.push({ role: "tool", tool_call_id: result.toolCallId, content: resultText(result) });
+        const content = toolText(provider, result);
+        out.push({ role: "tool", tool_call_id: result.toolCallId, content });
       }
     } else {
       let text = "";
@@ -61,6 +110,7 @@ export function chatBody(
   request: ModelRequest,
   stream: boolean,
   maxTokensParam: MaxTokensParam,
+  provider = "openai",
 ): Record<string, unknown> {
   const { temperature, topP, maxOutputTokens, stopSequences, seed, extra } = splitSettings(
     request.settings,
@@ -71,7 +121,7 @@ export function chatBody(
   };
   return {
     model,
-    messages: chatMessages(request.system, request.messages),
+    messages: chatMessages(request.system, request.messages, provider),
     ...tools,
     ...defined({
       temperature,

@@ -45,7 +45,13 @@ export function openAIChat(options: OpenAIChatOptions): Provider {
     options.maxTokensParam ??
     (baseURL.startsWith(OPENAI_BASE_URL) ? "max_completion_tokens" : "max_tokens");
   const body = (request: ModelRequest, stream: boolean) =>
-    chatBody(options.model, withDefaultSettings(request, options.settings), stream, maxTokensParam);
+    chatBody(
+      options.model,
+      withDefaultSettings(request, options.settings),
+      stream,
+      maxTokensParam,
+      name,
+    );
   return defineProvider({
     name,
     model: options.model,
@@ -54,7 +60,12 @@ export function openAIChat(options: OpenAIChatOptions): Provider {
         name,
         await transport.json("/chat/completions", body(request, false), signal, CHAT_COMPLETION),
       ),
-    stream: (request, { signal }) =>
-      chatStreamParts(name, transport.events("/chat/completions", body(request, true), signal)),
+    // A generator, so that a request that cannot be built fails on the first read, as others do.
+    stream: async function* (request, { signal }) {
+      yield* chatStreamParts(
+        name,
+        transport.events("/chat/completions", body(request, true), signal),
+      );
+    },
   });
 }

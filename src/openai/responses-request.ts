@@ -1,26 +1,70 @@
-import type { Message, ModelRequest, ToolSpec } from "tollgate";
+import type { Message, ModelRequest, ToolResult, ToolSpec, UserPart } from "tollgate";
+import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
+import { mediaUrl } from "../util/media.js";
 import { decodeReasoningSignature } from "./reasoning-signature.js";
 
 type InputItem = Record<string, unknown>;
 
+/** File name extensions for file bytes sent without a filename (OpenAI reads the type from it). */
+const EXTENSIONS: Record<string, string> = {
+  "application/pdf": "pdf",
+  "text/plain": "txt",
+  "text/markdown": "md",
+  "text/csv": "csv",
+  "text/html": "html",
+  "application/json": "json",
+};
+
 /**
- * Maps the transcript to Responses API input items, in order: user and assistant text as
- * messages, reasoning parts back as `reasoning` items (only those whose signature this adapter
- * wrote), tool calls as `function_call` items and results as `function_call_output` items,
- * correlated by `call_id`.
+ * A user or tool part as a Responses content item: `input_text`, `input_image` (an http(s) or
+ * data URL, `detail: "auto"`), or `input_file` (`file_url`, or `file_data` with a filename).
  */
-export function responsesInput(messages: Message[]): InputItem[] {
+function inputPart(provider: string, part: UserPart): InputItem {
+  if (part.type === "text") return { type: "input_text", text: part.text };
+  const media = mediaOf(provider, part);
+  if (part.type === "image") {
+    return { type: "input_image", image_url: mediaUrl(media), detail: "auto" };
+  }
+  if (media.kind === "url") return { type: "input_file", file_url: media.url };
+  const extension = EXTENSIONS[media.mediaType.toLowerCase()];
+  const filename = part.filename ?? (extension && `file.${extension}`);
+  if (!filename) {
+    throw cannotCarry(
+      provider,
+      `a ${media.mediaType} file without a filename (the Responses API reads a file's type from its name); give the file part a filename`,
+    );
+  }
+  return { type: "input_file", filename, file_data: mediaUrl(media) };
+}
+
+/** A tool result's output: its text, or its content parts as input items. */
+const toolOutput = (provider: string, result: ToolResult): string | InputItem[] =>
+  result.content ? result.content.map((part) => inputPart(provider, part)) : resultText(result);
+
+/**
+ * Maps the transcript to Responses API input items, in order: user messages as text or content
+ * parts, assistant text as messages, reasoning parts back as `reasoning` items (only those whose
+ * signature this adapter wrote), tool calls as `function_call` items and results as
+ * `function_call_output` items (their output text, or content parts), correlated by `call_id`.
+ */
+export function responsesInput(messages: Message[], provider = "openai"): InputItem[] {
   const items: InputItem[] = [];
   for (const message of messages) {
-    if (message.role === "user") items.push({ role: "user", content: message.content });
-    else if (message.role === "tool") {
+    if (message.role === "user") {
+      const { content } = message;
+      items.push({
+        role: "user",
+        content:
+          typeof content === "string" ? content : content.map((part) => inputPart(provider, part)),
+      });
+    } else if (message.role === "tool") {
       for (const result of message.results) {
         items.push({
           type: "function_call_output",
           call_id: result.toolCallId,
-          output: resultText(result),
+          output: toolOutput(provider, result),
         });
       }
     } else {
@@ -66,6 +110,7 @@ export function responsesBody(
   model: string,
   request: ModelRequest,
   stream: boolean,
+  provider = "openai",
 ): Record<string, unknown> {
   const { temperature, topP, maxOutputTokens, extra } = splitSettings(request.settings);
   const tools = request.tools.length > 0 && {
@@ -75,7 +120,7 @@ export function responsesBody(
   return {
     model,
     ...(request.system && { instructions: request.system }),
-    input: responsesInput(request.messages),
+    input: responsesInput(request.messages, provider),
     ...tools,
     ...defined({ temperature, top_p: topP, max_output_tokens: maxOutputTokens }),
     ...extra,

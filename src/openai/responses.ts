@@ -30,7 +30,7 @@ export function openAIResponses(options: OpenAIResponsesOptions): Provider {
   const name = options.name ?? "openai";
   const transport = openAITransport(options, name, openAIBaseURL(options, "openAIResponses"));
   const body = (request: ModelRequest, stream: boolean) =>
-    responsesBody(options.model, withDefaultSettings(request, options.settings), stream);
+    responsesBody(options.model, withDefaultSettings(request, options.settings), stream, name);
   return defineProvider({
     name,
     model: options.model,
@@ -39,7 +39,12 @@ export function openAIResponses(options: OpenAIResponsesOptions): Provider {
         name,
         await transport.json("/responses", body(request, false), signal, RESPONSE_OBJECT),
       ),
-    stream: (request, { signal }) =>
-      responsesStreamParts(name, transport.events("/responses", body(request, true), signal)),
+    // A generator, so that a request that cannot be built fails on the first read, as others do.
+    stream: async function* (request, { signal }) {
+      yield* responsesStreamParts(
+        name,
+        transport.events("/responses", body(request, true), signal),
+      );
+    },
   });
 }
