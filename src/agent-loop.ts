@@ -26,20 +26,20 @@ import { raceSignal } from "./util/race-signal.js";
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {
   /** Aborts this run; the run rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Replaces the loop's `deps` for this run. */
-  deps?: Deps;
+  deps?: Deps | undefined;
   /** Replaces the loop's `maxSteps` for this run. */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** Replaces the loop's `instructions` (the system prompt) for this run. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Replaces the loop's `settings` for this run, whole (not merged key by key). */
-  settings?: ModelSettings;
+  settings?: ModelSettings | undefined;
   /**
    * The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. With
    * a store, a second live run with the same id is refused (`StoreError`).
    */
-  runId?: string;
+  runId?: string | undefined;
 }
 
 /**
@@ -48,12 +48,12 @@ export interface RunOptions<Deps = unknown> {
  * given here again (as `run()` was given them).
  */
 export interface ResumeOptions<Deps = unknown> {
-  signal?: AbortSignal;
-  deps?: Deps;
+  signal?: AbortSignal | undefined;
+  deps?: Deps | undefined;
   /** Replaces the loop's `instructions` for the rest of the run. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** Replaces the loop's `settings` for the rest of the run, whole. */
-  settings?: ModelSettings;
+  settings?: ModelSettings | undefined;
 }
 
 const RUN_KEYS = ["signal", "deps", "maxSteps", "runId", "instructions", "settings"] as const;

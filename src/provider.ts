@@ -2,11 +2,11 @@ import type { AssistantPart, Message, ToolSpec, Usage } from "./messages.js";
 
 /** Sampling settings passed through to the provider; adapters map what their API supports. */
 export interface ModelSettings {
-  temperature?: number;
-  topP?: number;
-  maxOutputTokens?: number;
-  stopSequences?: string[];
-  seed?: number;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  stopSequences?: string[] | undefined;
+  seed?: number | undefined;
   /** Anything else, passed to the provider as is (adapters document what they read). */
   [key: string]: unknown;
 }

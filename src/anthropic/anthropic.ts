@@ -15,7 +15,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Options of `anthropic`. */
 export interface AnthropicOptions extends HttpProviderOptions {
   /** `max_tokens` when the request's settings give no `maxOutputTokens` (the API requires one). Default 4096. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
 }
 
 /**

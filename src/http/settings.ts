@@ -2,11 +2,11 @@ import type { ModelRequest, ModelSettings } from "tollgate";
 
 /** The settings every adapter maps, split from the rest, which adapters pass into the body. */
 export interface SplitSettings {
-  temperature?: number;
-  topP?: number;
-  maxOutputTokens?: number;
-  stopSequences?: string[];
-  seed?: number;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  stopSequences?: string[] | undefined;
+  seed?: number | undefined;
   /** Every other key, as given: provider-specific options such as `reasoning_effort`. */
   extra: Record<string, unknown>;
 }

@@ -27,22 +27,22 @@ export interface HttpProviderOptions {
   /** The model id, e.g. `"gpt-4.1-mini"`. */
   model: string;
   /** The API key. When left out it is read from the provider's environment variable at each request. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Where the API lives; each adapter documents its default. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Extra headers for every request (they override the adapter's own). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The `fetch` to use; defaults to the global one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Limit for one attempt in ms, from sending the request until the whole answer (the whole
    * stream, too) is read. Default 10 minutes; `0` or `Infinity` turn it off.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after the first attempt for 408/409/429/5xx, network errors and timeouts. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Default settings for every request; a request's own settings win key by key. */
-  settings?: ModelSettings;
+  settings?: ModelSettings | undefined;
 }
 
 /** How an adapter authenticates: where its key comes from and which headers carry it. */

@@ -18,7 +18,7 @@ export interface OpenAIChatOptions extends OpenAIOptions {
    * The body field for `maxOutputTokens`. Default: `max_completion_tokens` for api.openai.com
    * (its reasoning models refuse `max_tokens`), `max_tokens` for any other server.
    */
-  maxTokensParam?: MaxTokensParam;
+  maxTokensParam?: MaxTokensParam | undefined;
 }
 
 /**

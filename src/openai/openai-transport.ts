@@ -8,7 +8,7 @@ export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** Options shared by the OpenAI adapters. */
 export interface OpenAIOptions extends HttpProviderOptions {
   /** The provider name in errors and events; default `"openai"` (e.g. `"groq"` for Groq). */
-  name?: string;
+  name?: string | undefined;
 }
 
 /**
