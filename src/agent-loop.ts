@@ -170,7 +170,12 @@ export class AgentLoop<Deps = unknown> {
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("run(): runId must be a non-empty string");
     }
-    const maxSteps = wholeNumber("maxSteps", options.maxSteps ?? this.#options.maxSteps, 1);
+    const maxSteps = wholeNumber(
+      "maxSteps",
+      options.maxSteps ?? this.#options.maxSteps,
+      1,
+      "run()",
+    );
     return freshRun(runId, maxSteps, toMessages(input));
   }
 

@@ -2,14 +2,15 @@ import type { Message } from "./messages.js";
 
 /**
  * Base of every error tollgate throws. Errors that end a run carry `messages`, the transcript
- * so far, so the caller can inspect or continue the conversation.
+ * so far, so the caller can inspect or continue the conversation. A field without a value is
+ * absent, not `undefined`, so a logged error shows only what it has.
  */
 export class TollgateError extends Error {
   /** The transcript up to the failure, when the error ended a run. */
-  messages?: Message[];
+  declare messages?: Message[];
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }
 }
@@ -87,15 +88,18 @@ export class HookError extends TollgateError {
  * rejects; the original error, if any, is the `cause`.
  */
 export class PolicyError extends TollgateError {
+  /** The tool the callback was asked about, when there was one. */
+  declare readonly toolName: string | undefined;
+
   constructor(
     message: string,
     /** The callback that failed, e.g. "decideToolCall" or "needsApproval". */
     readonly callback: string,
-    /** The tool the callback was asked about, when there was one. */
-    readonly toolName: string | undefined,
+    toolName: string | undefined,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    if (toolName !== undefined) (this as { toolName?: string }).toolName = toolName;
   }
 }
 
@@ -131,9 +135,9 @@ export class ResumeError extends TollgateError {}
 /** A model provider answered with an error, or could not be reached. */
 export class ProviderError extends TollgateError {
   /** HTTP status, when there was a response. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** The response body as text, when there was one. */
-  readonly body: string | undefined;
+  declare readonly body: string | undefined;
   /** Whether trying again may succeed (408, 409, 429, 5xx, network errors). */
   readonly retryable: boolean;
   /** The provider's name, e.g. "openai". */
@@ -150,8 +154,9 @@ export class ProviderError extends TollgateError {
     },
   ) {
     super(message, { cause: details.cause });
-    this.status = details.status;
-    this.body = details.body;
+    const self = this as { status?: number; body?: string };
+    if (details.status !== undefined) self.status = details.status;
+    if (details.body !== undefined) self.body = details.body;
     this.retryable = details.retryable;
     this.provider = details.provider;
   }

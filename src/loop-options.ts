@@ -12,7 +12,7 @@ import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
 import { notAToolMessage, toolLike } from "./tools/foreign-tools.js";
 import type { Tool } from "./tools/tool.js";
 import { Toolset } from "./tools/toolset.js";
-import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
+import { checkKeys, isPlainObject, kindOf, shownValue } from "./util/option-keys.js";
 
 /**
  * What `new AgentLoop()` takes. Only `provider` is required, and `deps` when the tools, hooks
@@ -358,10 +358,17 @@ function checkArgsLimits(limits: Partial<ArgsLimits> | undefined): ArgsLimits {
   });
 }
 
-/** Checks a whole-number option. */
-export function wholeNumber(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
-    throw new TypeError(`AgentLoop: \`${name}\` must be a whole number >= ${min}, got ${value}`);
+/** Checks a whole-number option; `where` names what took it ("AgentLoop", "run()"). */
+export function wholeNumber(
+  name: string,
+  value: unknown,
+  min: number,
+  where = "AgentLoop",
+): number {
+  if (!Number.isInteger(value) || (value as number) < min) {
+    throw new TypeError(
+      `${where}: \`${name}\` must be a whole number >= ${min}, got ${shownValue(value)}`,
+    );
   }
-  return value;
+  return value as number;
 }

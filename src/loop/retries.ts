@@ -1,4 +1,5 @@
 import { TollgateError, ToolRetriesExceededError } from "../errors.js";
+import { withoutAdvice } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import type { OpenCall } from "./call-record.js";
 import type { RunContext } from "./run-context.js";
@@ -21,7 +22,8 @@ export function countFailure<Deps>(run: RunContext<Deps>, open: OpenCall<Deps>):
       });
     }
   } else if (record.verdict === "invalid") {
-    failTool(run, open.tool!, new TollgateError(String(record.result?.output)));
+    // The error is the developer's: the problem, without the advice the model read with it.
+    failTool(run, open.tool!, new TollgateError(withoutAdvice(String(record.result?.output))));
   }
 }
 

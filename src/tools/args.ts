@@ -123,6 +123,21 @@ function schemaThrew(tool: Tool<any>, error: unknown): PolicyError {
   );
 }
 
+/** What the model is told to do about args the gate turned away. */
+const RESEND = "Send the arguments again as one JSON object.";
+const FIX = "Fix them and call the tool again.";
+
+/**
+ * The problem alone, for the developer: an invalid-args message without the advice to the
+ * model that ends it (a thrown error says what went wrong, not what the model should do).
+ */
+export function withoutAdvice(message: string): string {
+  for (const advice of [RESEND, FIX]) {
+    if (message.endsWith(`. ${advice}`)) return message.slice(0, -advice.length - 2);
+  }
+  return message;
+}
+
 /** Reads args text and validates it: the one path every model call takes through the gate. */
 export function parseArgs(
   tool: Tool<any>,
@@ -131,18 +146,17 @@ export function parseArgs(
 ): MaybePromise<{ ok: true; args: unknown; parsed: unknown } | { ok: false; message: string }> {
   const read = readArgsText(text, limits);
   if (!read.ok) {
-    const again = "Send the arguments again as one JSON object.";
     return read.problem === "json"
       ? {
           ok: false,
-          message: `invalid JSON in the arguments for tool ${tool.name}: ${read.message}. ${again}`,
+          message: `invalid JSON in the arguments for tool ${tool.name}: ${read.message}. ${RESEND}`,
         }
-      : invalidArgs(tool, read.message, again);
+      : invalidArgs(tool, read.message, RESEND);
   }
   return andThen(checkArgs(tool, read.args), (checked) =>
     checked.ok
       ? { ok: true as const, args: read.args, parsed: checked.parsed }
-      : invalidArgs(tool, checked.message, "Fix them and call the tool again."),
+      : invalidArgs(tool, checked.message, FIX),
   );
 }
 

@@ -1,4 +1,4 @@
-import { checkKeys } from "../util/option-keys.js";
+import { checkKeys, shownValue } from "../util/option-keys.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
 import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
@@ -146,7 +146,9 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
   checkMaxRetries(name, maxRetries);
   const { timeoutMs } = definition;
   if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new TypeError(`tool "${name}": timeoutMs must be a positive number of milliseconds`);
+    throw new TypeError(
+      `tool "${name}": timeoutMs must be a positive number of milliseconds, got ${shownValue(timeoutMs)}`,
+    );
   }
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
@@ -200,6 +202,8 @@ export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: nu
 
 function checkMaxRetries(name: string, maxRetries: number): void {
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new TypeError(`tool "${name}": maxRetries must be a whole number >= 0`);
+    throw new TypeError(
+      `tool "${name}": maxRetries must be a whole number >= 0, got ${shownValue(maxRetries)}`,
+    );
   }
 }

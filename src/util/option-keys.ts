@@ -39,6 +39,18 @@ export function kindOf(value: unknown): string {
   return type === "object" ? "an object" : `a ${type}`;
 }
 
+/**
+ * A given value as a message shows it: numbers as they are, a string quoted (a number written
+ * as a string says to drop the quotes), anything else by its kind.
+ */
+export function shownValue(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value !== "string") return kindOf(value);
+  const quoted = value.length <= 60 ? `the string ${JSON.stringify(value)}` : "a string";
+  const number = value.trim() === "" ? Number.NaN : Number(value);
+  return Number.isFinite(number) ? `${quoted} (write ${number}, without quotes)` : quoted;
+}
+
 /** The known name nearest to `name`, when it is near enough to be a typo (or a case slip). */
 export function closest(name: string, known: readonly string[]): string | undefined {
   const lower = name.toLowerCase();
