@@ -172,6 +172,32 @@ describe("multimodal input through the loop", () => {
     await expect(loud.run("x")).rejects.toBeInstanceOf(ToolOutputError);
   });
 
+  it("a hook may answer a call with toolContent: the result carries the stored parts", async () => {
+    const provider = scriptedProvider([
+      { toolCalls: [{ id: "c1", name: "screenshot", args: { page: "home" } }] },
+      { text: "ok" },
+    ]);
+    const screenshot = tool({
+      name: "screenshot",
+      input: z.object({ page: z.string() }),
+      execute: () => "never runs",
+    });
+    const cached = toolContent([{ type: "image", image: PNG }]);
+    const loop = new AgentLoop({
+      provider,
+      tools: [screenshot],
+      preToolCall: [() => ({ result: cached })],
+    });
+    const result = await loop.run("look");
+    expect(result.steps[0]!.calls[0]!.result).toEqual({
+      toolCallId: "c1",
+      toolName: "screenshot",
+      output: "",
+      isError: false,
+      content: [{ type: "image", image: PNG_URL, mediaType: "image/png" }],
+    });
+  });
+
   it("continuing a finished conversation keeps the stored parts as they are", async () => {
     const { provider, make } = agent([{ text: "Ada" }, { text: "yes" }]);
     const first = await make().run([photoMessage()]);
