@@ -32,7 +32,7 @@ export type DepsOption<Deps> = undefined extends Deps
 /** Every option of `new AgentLoop()` but `deps` (see `AgentLoopOptions`). */
 export interface AgentLoopBaseOptions<Deps = unknown> {
   provider: Provider;
-  tools?: Toolset<Deps> | Tool<Deps>[] | undefined;
+  tools?: Toolset<Deps> | Tool<Deps>[] | Record<string, Tool<Deps>> | undefined;
   /** The system prompt. */
   instructions?: string | undefined;
   /** Pre-call hooks, run in this order for every call. */

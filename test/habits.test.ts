@@ -564,3 +564,29 @@ describe("errors speak to the developer", () => {
     );
   });
 });
+
+describe("null is not `not given`", () => {
+  const provider = scriptedProvider([]);
+  it.each([
+    ["maxSteps", { maxSteps: null }],
+    ["preToolCall", { preToolCall: null }],
+    ["policy", { policy: null }],
+    ["toolErrors", { toolErrors: null }],
+  ])("AgentLoop refuses %s: null instead of using the default", (key, extra) => {
+    expect(() => new AgentLoop({ provider, ...(extra as object) } as never)).toThrow(
+      `AgentLoop: \`${key}\` is null; leave it out (or undefined) for the default, or give a value`,
+    );
+  });
+
+  it("run() and resume() refuse a null option; deps may be null", async () => {
+    const loop = new AgentLoop({ provider: scriptedProvider([{ text: "hi" }]) });
+    await expect(loop.run("hi", { maxSteps: null } as never)).rejects.toThrow(
+      "run() options: `maxSteps` is null",
+    );
+    await expect(loop.resume({} as never, {}, { signal: null } as never)).rejects.toThrow(
+      "resume() options: `signal` is null",
+    );
+    const result = await loop.run("hi", { deps: null });
+    expect(result.status).toBe("completed");
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Throws a `TypeError` when `value` is not a plain object or has a key not in `known`, with a
  * did-you-mean for a near miss. A gate must never be switched off by a typo in an option:
- * `preToolCalls` for `preToolCall` is an error, not a loop without hooks.
+ * `preToolCalls` for `preToolCall` is an error, not a loop without hooks. A known option set to
+ * `null` is refused too (`undefined` means "not given"; `deps` may be null).
  */
 export function checkKeys(
   where: string,
@@ -14,7 +15,15 @@ export function checkKeys(
     throw new TypeError(`${where}: expected an options object, got ${kindOf(value)}`);
   }
   for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
+    if (known.includes(key)) {
+      // `null` is no option's "not given" (that is `undefined`): a guess here could open the gate.
+      if (value[key] === null && key !== "deps") {
+        throw new TypeError(
+          `${where}: \`${key}\` is null; leave it out (or undefined) for the default, or give a value`,
+        );
+      }
+      continue;
+    }
     const near = Object.hasOwn(aliases, key) ? aliases[key] : closest(key, known);
     const hint = near ? `did you mean \`${near}\`? ` : "";
     throw new TypeError(

@@ -71,13 +71,16 @@ new AgentLoop({ provider, tools: [findUser] });
 new AgentLoop({ provider, tools: [echo, findUser] });
 // @ts-expect-error and for a Toolset
 new AgentLoop({ provider, tools: toolset([findUser]) });
+// @ts-expect-error and for the AI SDK's { name: tool } record
+new AgentLoop({ provider, tools: { echo, find_user: findUser } });
 // @ts-expect-error deps of the wrong shape
 new AgentLoop({ provider, tools: [findUser], deps: { db: 1 } });
 // @ts-expect-error a hook that reads deps needs them too
 new AgentLoop({ provider, preToolCall: [(call: { deps: Deps }) => void call.deps.db] });
 
-// ...and with them, the loop's Deps is the tools' Deps.
+// ...and with them, the loop's Deps is the tools' Deps (a record too).
 const loop = new AgentLoop({ provider, tools: [echo, findUser], deps });
+new AgentLoop({ provider, tools: { echo, find_user: findUser }, deps });
 expectTypeOf(loop).toEqualTypeOf<AgentLoop<Deps>>();
 void loop.run("hi", { deps: { db: deps.db } });
 // @ts-expect-error a run's deps have the loop's type
