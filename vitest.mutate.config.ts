@@ -1,7 +1,15 @@
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+/** The AI SDK and OpenAI Agents SDK live in bench/'s own npm project (bench/peers.ts says why). */
+const peer = (name: string) =>
+  fileURLToPath(new URL(`./bench/node_modules/${name}`, import.meta.url));
+/** test/foreign-tools.test.ts imports them from there, when `npm run bench:install` has run. */
+const peers = ["ai", "@openai/agents-core"]
+  .filter((name) => existsSync(peer(name)))
+  .map((name) => ({ find: new RegExp(`^${name.replace("/", "\\/")}$`), replacement: peer(name) }));
 
 /**
  * The tests `npm run mutate` runs against each mutant of the gate, resume, state and args
@@ -14,6 +22,7 @@ export default defineConfig({
     alias: [
       { find: /^tollgate$/, replacement: src("index.ts") },
       { find: /^tollgate\/(.+)$/, replacement: src("$1/index.ts") },
+      ...peers,
     ],
   },
   test: {

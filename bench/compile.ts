@@ -3,15 +3,16 @@
  * which adds a `__name()` call for every closure created (tollgate creates several per step),
  * so timing src/ under tsx would time tsx, not tollgate as it ships. `npm run bench` therefore
  * bundles bench/run.ts with esbuild — tollgate inlined from src/ the way tsup compiles it
- * (target es2022, no keepNames), every npm package external and loaded as published — and runs
- * that bundle with plain `node`.
+ * (target es2022, no keepNames), every npm package external and loaded as published (the peers
+ * from bench/node_modules, see peers.ts) — and runs that bundle with plain `node`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { BENCH_MODULES } from "./peers.js";
 
 /** The repository root (the bundle runs from a temp dir, so it is passed down in the env). */
 export const ROOT =
@@ -22,11 +23,19 @@ const BUNDLE_NAME = "bench.mjs";
 /** True inside the compiled bench. */
 export const BUNDLED = import.meta.url.endsWith(`/${BUNDLE_NAME}`);
 
-/** A temp dir whose bare imports resolve from the repo's node_modules (through a symlink). */
+/**
+ * A temp dir whose bare imports resolve as bench/'s files do: from bench/node_modules (the
+ * peers, peers.ts), then the repo's node_modules. Two symlinks, one level apart:
+ * `<tmp>/node_modules` → node_modules and `<tmp>/bench/node_modules` → bench/node_modules;
+ * `dir` is `<tmp>/bench`.
+ */
 export function makeBuildDir(): { dir: string; dispose(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
-  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  const top = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
+  const dir = join(top, "bench");
+  mkdirSync(dir);
+  symlinkSync(join(ROOT, "node_modules"), join(top, "node_modules"), "dir");
+  symlinkSync(BENCH_MODULES, join(dir, "node_modules"), "dir");
+  return { dir, dispose: () => rmSync(top, { recursive: true, force: true }) };
 }
 
 /** Bundles bench/run.ts into `dir`; returns the bundle's path. */

@@ -3,13 +3,14 @@
  * file). Started by run.ts inside the compiled bench; see run.ts for the command-line flags.
  */
 import { execSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchChild, makeBuildDir, ROOT } from "./compile.js";
 import { type Budget, compare, pairedRatio, type Stats } from "./harness.js";
 import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
+import { BENCH_MODULES } from "./peers.js";
 import { promisesPerUnit } from "./promises.js";
 import { longRunCost, WINDOW } from "./scaling.js";
 import { bundleSizes, importTimes } from "./size.js";
@@ -465,12 +466,12 @@ function machine(loadStart: number[]): string {
 }
 
 function versions(): string {
-  const version = (name: string) =>
-    (
-      JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as {
-        version: string;
-      }
-    ).version;
+  // The copy the bench loads: bench/node_modules (peers.ts) first, then the root's.
+  const version = (name: string) => {
+    const local = join(BENCH_MODULES, name, "package.json");
+    const manifest = existsSync(local) ? local : join(ROOT, "node_modules", name, "package.json");
+    return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+  };
   const own = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
   let commit = "unknown commit";
   try {

@@ -11,20 +11,23 @@
  *
  * A partial run (--quick, --only) never writes BENCHMARKS.md unless --out says so.
  *
- * Under tsx this file only compiles the bench and runs the bundle with plain node (compile.ts
- * says why); it imports nothing of tollgate or the peers until it runs compiled. Compiled, it
- * runs the report (report.ts), or one of the child jobs the report and --profile start.
+ * Under tsx this file installs the peers into bench/node_modules when they are missing or stale
+ * (peers.ts), compiles the bench and runs the bundle with plain node (compile.ts says why); it
+ * imports nothing of tollgate or the peers until it runs compiled. Compiled, it runs the report
+ * (report.ts), or one of the child jobs the report and --profile start.
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUNDLED, relaunch } from "./compile.js";
+import { ensurePeers } from "./peers.js";
 import { topSelfTime } from "./profile.js";
 
 const option = (name: string) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 if (!BUNDLED) {
+  ensurePeers();
   const profile = option("profile");
   if (profile) {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-profile-"));

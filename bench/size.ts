@@ -11,6 +11,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { ROOT } from "./compile.js";
 import { type Stats, stats } from "./harness.js";
+import { BENCH_DIR } from "./peers.js";
 
 /** One bundle: what it contains and its size. */
 export interface BundleSize {
@@ -48,7 +49,7 @@ export async function bundleSizes(outDir: string): Promise<BundleSize[]> {
     const result = await build({
       ...(bundle.contents === undefined
         ? { entryPoints: [join(ROOT, bundle.entry)] }
-        : { stdin: { contents: bundle.contents, resolveDir: ROOT, loader: "ts" } }),
+        : { stdin: { contents: bundle.contents, resolveDir: BENCH_DIR, loader: "ts" } }),
       bundle: true,
       minify: true,
       format: "esm",
@@ -109,7 +110,8 @@ export function importTimes(
     { name: "@openai/agents-core", specifier: "@openai/agents-core" },
   ];
   const node = (args: string[]) => {
-    const child = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
+    // From bench/, bare specifiers resolve as the bench's own imports do (peers.ts).
+    const child = spawnSync(process.execPath, args, { cwd: BENCH_DIR, encoding: "utf8" });
     if (child.status !== 0) throw new Error(`node ${args.join(" ")} failed:\n${child.stderr}`);
     return child.stdout;
   };

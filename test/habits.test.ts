@@ -1,6 +1,4 @@
 import { inspect } from "node:util";
-import { tool as agentsTool } from "@openai/agents-core";
-import { tool as aiTool } from "ai";
 import {
   AgentLoop,
   HookError,
@@ -93,42 +91,14 @@ describe("tools: { name: tool }, the AI SDK's record form", () => {
   });
 });
 
-describe("a tool from another library, or a plain object, given as a tool", () => {
-  const aiWeather = aiTool({
-    description: "Weather",
-    inputSchema: z.object({ city: z.string() }),
-    execute: async ({ city }) => city,
-  });
-  const agentsWeather = agentsTool({
-    name: "weather",
-    description: "Weather",
-    parameters: z.object({ city: z.string() }),
-    execute: async ({ city }) => city,
-  });
+// An AI SDK or OpenAI Agents SDK tool given as a tool: test/foreign-tools.test.ts (the real libraries).
+describe("a plain object or a copy given as a tool", () => {
   const definition = {
     name: "weather",
     description: "Weather",
     input: z.object({ city: z.string() }),
     execute: () => "sunny",
   };
-
-  it("an AI SDK tool in a record: says to write tollgate's tool() with the key as the name", () => {
-    expect(() => loopWith({ weather: aiWeather })).toThrow(
-      'AgentLoop: tools.weather is an AI SDK tool (ai\'s tool()); tollgate\'s tools have a name and an `input`: write tool({ name: "weather", description, input: <its inputSchema>, execute }) with tool from "tollgate"',
-    );
-  });
-
-  it("an AI SDK tool in an array: says the same, with a placeholder name", () => {
-    expect(() => loopWith([echo, aiWeather])).toThrow(
-      /^tools\[1\] is an AI SDK tool .*write tool\(\{ name: "my_tool", description, input: <its inputSchema>, execute \}\)/,
-    );
-  });
-
-  it("an OpenAI Agents SDK tool: says to give tollgate's tool() the definition", () => {
-    expect(() => loopWith([agentsWeather])).toThrow(
-      'tools[0] is an OpenAI Agents SDK tool, already built by its tool(); write tool({ name: "weather", description, input: <the zod schema you gave as parameters>, execute }) with tool from "tollgate"',
-    );
-  });
 
   it("a plain object with a tool's keys: says to pass it through tool()", () => {
     expect(() => loopWith([definition])).toThrow(
@@ -148,10 +118,7 @@ describe("a tool from another library, or a plain object, given as a tool", () =
     );
   });
 
-  it("a lone foreign tool as `tools`: says what it is and to give a list", () => {
-    expect(() => loopWith(aiWeather)).toThrow(
-      /^AgentLoop: `tools` is an AI SDK tool .*; and `tools` takes a list: tools: \[yourTool\]$/,
-    );
+  it("a lone plain object as `tools`: says what it is and to give a list", () => {
     expect(() => loopWith(definition)).toThrow(
       /^AgentLoop: `tools` is a plain object, not a tool; .*; and `tools` takes a list/,
     );

@@ -1,5 +1,3 @@
-import { tool as agentsTool } from "@openai/agents-core";
-import { jsonSchema as aiJsonSchema, tool as aiTool } from "ai";
 import {
   AgentLoop,
   jsonSchema,
@@ -362,28 +360,7 @@ describe("tool() rejects options it does not know", () => {
     expect(make).toThrow(`tool "t": unknown option \`${key}\`; did you mean \`${meant}\`?`);
   });
 
-  it("an AI SDK tool: says to give it a name and `input`", () => {
-    const weather = aiTool({
-      description: "Weather",
-      inputSchema: z.object({ city: z.string() }),
-      execute: async ({ city }) => city,
-    });
-    expect(() => tool(weather as never)).toThrow(
-      /AI SDK tool .*tool\(\{ name: "my_tool", description, input: <its inputSchema>, execute/,
-    );
-  });
-
-  it("an OpenAI Agents SDK tool: says to give tollgate's tool() the definition", () => {
-    const weather = agentsTool({
-      name: "weather",
-      description: "Weather",
-      parameters: z.object({ city: z.string() }),
-      execute: async ({ city }) => city,
-    });
-    expect(() => tool(weather as never)).toThrow(
-      /tool "weather": this is an OpenAI Agents SDK tool.*input: <the zod schema you gave as parameters>/,
-    );
-  });
+  // An AI SDK or OpenAI Agents SDK tool given to tool(): test/foreign-tools.test.ts (the real libraries).
 
   it("a tool built by tool(): says to use it as it is", () => {
     const built = tool({ name: "t", input: z.object({}), execute: noop });
@@ -402,7 +379,6 @@ describe("tool() rejects options it does not know", () => {
       /is an object of field schemas; wrap it: z\.object/,
     ],
     ["a function", () => z.object({}), /is a function; pass the schema itself/],
-    ["the AI SDK's jsonSchema()", aiJsonSchema({ type: "object" }), /is an AI SDK schema/],
     ["nothing", undefined, /is missing; give the schema of the args/],
   ])("`input` given %s: says what to write", (_, input, message) => {
     const make = () => tool({ name: "t", input: input as never, execute: noop });
