@@ -1,5 +1,8 @@
 import type { Message } from "./messages.js";
 
+/** Shared by every copy of tollgate in a process (ESM and CommonJS builds). */
+const TOLLGATE = Symbol.for("tollgate.error-class");
+
 /**
  * Base of every error tollgate throws. Errors that end a run carry `messages`, the transcript
  * so far, so the caller can inspect or continue the conversation. A field without a value is
@@ -13,6 +16,37 @@ export class TollgateError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }
+
+  /**
+   * `instanceof` also knows the errors of tollgate's other build: an app that loads the ESM
+   * entry in one file and the CommonJS entry in another has two copies of every class, and a
+   * `RetryError` from one must still be a `RetryError` to the other (else it reads as a crash).
+   * Such an error matches when a class of the same name, marked as tollgate's, is on its chain.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asks about (a subclass too)
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== "object" || value === null) return false;
+    for (
+      let proto = Object.getPrototypeOf(value);
+      proto !== null;
+      proto = Object.getPrototypeOf(proto)
+    ) {
+      const type = (proto as { constructor?: unknown }).constructor;
+      if (
+        typeof type === "function" &&
+        (type as { [TOLLGATE]?: unknown })[TOLLGATE] === true &&
+        // biome-ignore lint/complexity/noThisInStatic: as above
+        type.name === this.name
+      ) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Marks tollgate's error classes (in every build), for `instanceof` across builds. */
+  static readonly [TOLLGATE] = true;
 }
 
 /** Two tools share a name in one toolset. */

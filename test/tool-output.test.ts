@@ -77,6 +77,21 @@ describe("toJsonOutput", () => {
     expect(problemOf(throwing)).toMatch(/reading it threw: getter failed/);
   });
 
+  it("refuses bytes (which JSON would spell out digit by digit) and says how to return an image", () => {
+    const png = new Uint8Array([137, 80, 78, 71]);
+    expect(problemOf(png)).toBe(
+      'bytes (Uint8Array) at output (for an image return toolContent([{ type: "image", image: bytes }]); else return base64 text)',
+    );
+    expect(problemOf(Buffer.from("abc"))).toMatch(/^bytes \(Buffer\) at output /);
+    expect(problemOf(png.buffer)).toMatch(/^bytes \(ArrayBuffer\) at output /);
+    expect(problemOf({ screenshot: new Float32Array(2) })).toMatch(
+      /^bytes \(Float32Array\) at output\.screenshot /,
+    );
+    expect(problemOf([{ type: "image", image: png }])).toMatch(
+      /^bytes \(Uint8Array\) at output\[0\]\.image /,
+    );
+  });
+
   it("copies: later changes to the tool's object do not reach the stored output", () => {
     const output = { list: [1, 2], nested: { a: 1 } };
     const copy = stored(output) as typeof output;

@@ -67,6 +67,13 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
   }
   if (value === null) return null;
   const object = value as object;
+  if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) {
+    // JSON would carry bytes as {"0":137,...} (a Buffer as {"type":"Buffer","data":[...]}):
+    // megabytes of digits the model cannot see as an image.
+    throw new NotJson(
+      `bytes (${object.constructor.name}) at ${path} (for an image return toolContent([{ type: "image", image: bytes }]); else return base64 text)`,
+    );
+  }
   if (typeof (object as { toJSON?: unknown }).toJSON === "function") {
     return jsonCopy(
       (object as { toJSON(key: string): unknown }).toJSON(""),
