@@ -223,3 +223,37 @@ describe("a custom provider's stream, through the loop", () => {
     expect(ran).toBe(false);
   });
 });
+
+describe("a generate()-only provider that answers wrongly, through the loop", () => {
+  const answering = (answer: unknown) => ({
+    name: "gen-only",
+    model: "m",
+    generate: async () => answer as ModelResponse,
+  });
+  const cases: [string, unknown, string][] = [
+    [
+      "not a ModelResponse",
+      { text: "hi" },
+      'provider "gen-only" answered generate() with {"text":"hi"}; a ModelResponse is { parts: [...], finishReason, usage }',
+    ],
+    [
+      "nothing",
+      undefined,
+      'provider "gen-only" answered generate() with undefined; a ModelResponse is { parts: [...], finishReason, usage }',
+    ],
+    [
+      "a part of a type a response has not",
+      { parts: [{ type: "txt", text: "hi" }], finishReason: "stop", usage },
+      'provider "gen-only" answered generate() with parts[0] of type "txt"; a response part is { type: "text" | "reasoning" | "tool-call", ... }',
+    ],
+  ];
+  for (const [what, answer, message] of cases) {
+    it(`${what}: ProviderError naming the provider, as a plain object or through defineProvider`, async () => {
+      for (const provider of [answering(answer), defineProvider(answering(answer))]) {
+        const run = new AgentLoop({ provider }).run("hi");
+        await expect(run).rejects.toBeInstanceOf(ProviderError);
+        await expect(run).rejects.toThrow(message);
+      }
+    });
+  }
+});

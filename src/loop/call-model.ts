@@ -1,7 +1,7 @@
 import type { LoopEvent } from "../events.js";
 import { addUsage } from "../messages.js";
 import { responseToParts } from "../model/define-provider.js";
-import { checkResponse, checkStreamPart } from "../model/provider-parts.js";
+import { checkStreamPart } from "../model/provider-parts.js";
 import { ResponseAssembler } from "../model/response-assembler.js";
 import type { ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
 import type { ToolsOfStep } from "./prepare-step.js";
@@ -46,8 +46,7 @@ async function modelResponse<Deps>(
   if (!provider.stream) {
     const response = await provider.generate(request, options);
     run.signal.throwIfAborted();
-    checkResponse(provider.name, response);
-    for (const given of responseToParts(response)) {
+    for (const given of responseToParts(provider.name, response)) {
       const part = checkStreamPart(provider.name, given);
       assembler.add(part);
       const event = run.listening && deltaEvent(run.runId, step, part);

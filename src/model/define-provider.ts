@@ -1,4 +1,6 @@
+import { ProviderError } from "../errors.js";
 import type { ModelResponse, ModelStreamPart, Provider } from "../provider.js";
+import { checkResponse } from "./provider-parts.js";
 import { collectResponse } from "./response-assembler.js";
 
 /** What `defineProvider` takes: a name, a model, and at least one of `generate` and `stream`. */
@@ -39,17 +41,29 @@ export function defineProvider(definition: ProviderDefinition): Provider {
       model,
       generate,
       stream: async function* (request, options) {
-        yield* responseToParts(await generate(request, options));
+        yield* responseToParts(name, await generate(request, options));
       },
     };
   }
   throw new TypeError("defineProvider: give `generate`, `stream`, or both");
 }
 
-/** The stream parts that replay a whole response: one part per response part, then `finish`. */
-export function responseToParts(response: ModelResponse): ModelStreamPart[] {
+/**
+ * The stream parts that replay a whole response: one part per response part, then `finish`.
+ * A response that is not a `ModelResponse`, or a part of a type a response has not, is a
+ * `ProviderError` naming the provider (the parts' fields are checked as stream parts later).
+ */
+export function responseToParts(provider: string, response: ModelResponse): ModelStreamPart[] {
+  checkResponse(provider, response);
   const parts: ModelStreamPart[] = [];
-  for (const part of response.parts) {
+  for (const [index, part] of response.parts.entries()) {
+    const type = (part as { type?: unknown } | null)?.type;
+    if (type !== "text" && type !== "reasoning" && type !== "tool-call") {
+      throw new ProviderError(
+        `provider "${provider}" answered generate() with parts[${index}] of type ${JSON.stringify(type) ?? "undefined"}; a response part is { type: "text" | "reasoning" | "tool-call", ... }`,
+        { retryable: false, provider },
+      );
+    }
     if (part.type === "text") parts.push({ type: "text-delta", text: part.text });
     else if (part.type === "reasoning") {
       parts.push(
