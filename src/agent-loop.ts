@@ -9,6 +9,7 @@ import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
+import { checkSettings } from "./model/settings.js";
 import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import { recentIds } from "./state/recent-ids.js";
@@ -20,7 +21,7 @@ import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
-import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
+import { checkKeys, kindOf } from "./util/option-keys.js";
 import { raceSignal } from "./util/race-signal.js";
 
 /** Per-run options. */
@@ -33,7 +34,7 @@ export interface RunOptions<Deps = unknown> {
   maxSteps?: number | undefined;
   /** Replaces the loop's `instructions` (the system prompt) for this run. */
   instructions?: string | undefined;
-  /** Replaces the loop's `settings` for this run, whole (not merged key by key). */
+  /** Settings for this run, over the loop's: a key given here wins, the loop's others stay. */
   settings?: ModelSettings | undefined;
   /**
    * The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. With
@@ -52,7 +53,7 @@ export interface ResumeOptions<Deps = unknown> {
   deps?: Deps | undefined;
   /** Replaces the loop's `instructions` for the rest of the run. */
   instructions?: string | undefined;
-  /** Replaces the loop's `settings` for the rest of the run, whole. */
+  /** Settings for the rest of the run, over the loop's, key by key. */
   settings?: ModelSettings | undefined;
 }
 
@@ -297,7 +298,7 @@ export class AgentLoop<Deps = unknown> {
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       instructions: options.instructions ?? this.#options.instructions,
-      settings: options.settings ?? this.#options.settings,
+      settings: mergedSettings(this.#options.settings, options.settings),
       signal,
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.
@@ -468,9 +469,19 @@ function checkModelOptions(where: string, options: RunOptions<unknown>): void {
   if (instructions !== undefined && typeof instructions !== "string") {
     throw new TypeError(`${where}: \`instructions\` must be a string, got ${kindOf(instructions)}`);
   }
-  if (settings !== undefined && !isPlainObject(settings)) {
-    throw new TypeError(`${where}: \`settings\` must be an object, got ${kindOf(settings)}`);
-  }
+  checkSettings(where, settings);
+}
+
+/** A run's settings over the loop's, key by key (an `undefined` key leaves the loop's). */
+function mergedSettings(
+  loop: ModelSettings | undefined,
+  run: ModelSettings | undefined,
+): ModelSettings | undefined {
+  if (run === undefined) return loop;
+  if (loop === undefined) return run;
+  const merged: ModelSettings = { ...loop };
+  for (const [key, value] of Object.entries(run)) if (value !== undefined) merged[key] = value;
+  return merged;
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

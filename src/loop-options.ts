@@ -1,6 +1,7 @@
 import type { ListenerErrorHandler, LoopListener } from "./events.js";
 import type { PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
+import { checkSettings } from "./model/settings.js";
 import type { LoopPolicy } from "./policy.js";
 import type { ModelSettings, Provider } from "./provider.js";
 import type { RunStore } from "./state/run-store.js";
@@ -186,9 +187,6 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError("AgentLoop: `signal` must be an AbortSignal");
   }
-  if (options.settings !== undefined && !isPlainObject(options.settings)) {
-    throw new TypeError("AgentLoop: `settings` must be an object");
-  }
   return {
     provider,
     tools,
@@ -201,7 +199,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
     toolErrors,
     maxRetries: wholeNumber("maxRetries", options.maxRetries ?? 1, 0),
-    settings: options.settings,
+    settings: checkSettings("AgentLoop", options.settings),
     signal: options.signal,
     store: options.store === undefined ? undefined : storeCalls(checkStore(options.store)),
     signingKey,

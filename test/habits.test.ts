@@ -145,13 +145,13 @@ describe("per-run instructions and settings", () => {
       ...extra,
     });
 
-  it("run() given its own replaces the loop's for that run only, whole", async () => {
+  it("run() given its own: instructions replace the loop's, settings go over the loop's key by key, for that run only", async () => {
     const provider = scriptedProvider([{ text: "a" }, { text: "b" }]);
     const loop = loopFor(provider);
     await loop.run("one", { instructions: "run prompt", settings: { temperature: 0 } });
     await loop.run("two");
     expect(provider.requests.map((request) => [request.system, request.settings])).toEqual([
-      ["run prompt", { temperature: 0 }],
+      ["run prompt", { temperature: 0, maxOutputTokens: 100 }],
       ["loop prompt", { temperature: 1, maxOutputTokens: 100 }],
     ]);
   });
@@ -555,5 +555,29 @@ describe("null is not `not given`", () => {
     );
     const result = await loop.run("hi", { deps: null });
     expect(result.status).toBe("completed");
+  });
+});
+
+describe("settings are checked, not passed on blindly", () => {
+  const provider = scriptedProvider([]);
+  it.each([
+    [{ temprature: 0 }, "settings.temprature is not a setting; did you mean `temperature`?"],
+    [{ maxTokens: 50 }, "settings.maxTokens is not a setting; did you mean `maxOutputTokens`?"],
+    [{ temperature: "0" }, 'settings.temperature must be a number, got the string "0"'],
+    [{ maxOutputTokens: 0 }, "settings.maxOutputTokens must be a whole number above 0, got 0"],
+    [{ stopSequences: "END" }, "settings.stopSequences must be an array of strings"],
+  ])("AgentLoop refuses %j", (settings, message) => {
+    expect(() => new AgentLoop({ provider, settings: settings as never })).toThrow(message);
+  });
+
+  it("run() refuses them the same way; provider-specific keys pass as they are", async () => {
+    const loop = new AgentLoop({ provider: scriptedProvider([{ text: "ok" }]) });
+    await expect(loop.run("hi", { settings: { temprature: 0 } })).rejects.toThrow(
+      "run(): settings.temprature is not a setting; did you mean `temperature`?",
+    );
+    const passing = scriptedProvider([{ text: "ok" }]);
+    const settings = { topK: 40, reasoning_effort: "low", max_tokens: 10, stop: ["x"] };
+    await new AgentLoop({ provider: passing, settings }).run("hi");
+    expect(passing.requests[0]!.settings).toEqual(settings);
   });
 });
