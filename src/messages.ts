@@ -12,7 +12,7 @@ export interface Usage {
 /** One piece of an assistant message: text, reasoning, or a request to call a tool. */
 export type AssistantPart =
   | { type: "text"; text: string }
-  | { type: "reasoning"; text: string; signature?: string }
+  | { type: "reasoning"; text: string; signature?: string | undefined }
   | { type: "tool-call"; id: string; name: string; args: string };
 
 /** A tool call as the model sent it: its id, the tool's name, and the args' JSON text. */
@@ -39,7 +39,7 @@ export interface TextPart {
 export interface ImagePart {
   type: "image";
   image: MediaSource;
-  mediaType?: string;
+  mediaType?: string | undefined;
 }
 
 /** A file (a PDF, a text file…) in a user message; which types a provider takes is its own rule. */
@@ -47,7 +47,7 @@ export interface FilePart {
   type: "file";
   data: MediaSource;
   mediaType: string;
-  filename?: string;
+  filename?: string | undefined;
 }
 
 /** One piece of a user message: text, an image, or a file. */

@@ -8,7 +8,7 @@ export type Decision =
   | "ALLOW"
   | "DENY"
   | "NEEDS_APPROVAL"
-  | { decision: "ALLOW" | "DENY" | "NEEDS_APPROVAL"; reason?: string }
+  | { decision: "ALLOW" | "DENY" | "NEEDS_APPROVAL"; reason?: string | undefined }
   | undefined
   | void;
 
@@ -17,8 +17,8 @@ export interface StepTools<Deps = unknown> {
   /** Shown to the model. */
   tools: Tool<Deps>[] | string[];
   /** May run (default: all shown). Keeping `tools` stable while narrowing this keeps prompt caches warm. */
-  callable?: string[];
-  toolChoice?: ModelRequest["toolChoice"];
+  callable?: string[] | undefined;
+  toolChoice?: ModelRequest["toolChoice"] | undefined;
 }
 
 /** What `prepareStep` may return; `undefined` shows every tool. */

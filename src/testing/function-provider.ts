@@ -31,7 +31,7 @@ export function functionProvider(
 ): FunctionProvider {
   if (typeof respond !== "function") throw new TypeError("functionProvider: give a function");
   return fakeProvider(
-    { name: "function", model: "function", ...options },
+    { ...options, name: options.name ?? "function", model: options.model ?? "function" },
     async (request, step, signal) => respond(request, { step, signal }),
   );
 }

@@ -31,7 +31,7 @@ export function scriptedProvider(
   const script = turns.slice();
   let used = 0;
   const provider = fakeProvider(
-    { name: "scripted", model: "scripted", ...options },
+    { ...options, name: options.name ?? "scripted", model: options.model ?? "scripted" },
     async (request, step) => {
       if (used >= script.length) {
         throw new TollgateError(

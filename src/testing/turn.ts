@@ -10,19 +10,19 @@ import type {
 /** A tool call in a script: `args` as an object (sent as JSON) or a string (sent verbatim). */
 export interface ScriptedToolCall {
   name: string;
-  args?: unknown;
-  id?: string;
+  args?: unknown | undefined;
+  id?: string | undefined;
 }
 
 /** What the fake model answers in one turn. */
 export interface TurnReply {
-  text?: string;
-  reasoning?: string;
-  toolCalls?: ScriptedToolCall[];
+  text?: string | undefined;
+  reasoning?: string | undefined;
+  toolCalls?: ScriptedToolCall[] | undefined;
   /** Default: "tool-calls" when there are tool calls, else "stop". */
-  finishReason?: FinishReason;
+  finishReason?: FinishReason | undefined;
   /** Default: all zero. */
-  usage?: Partial<Usage>;
+  usage?: Partial<Usage> | undefined;
 }
 
 /** One scripted turn: a reply, an error to throw as given, or a function of the request. */
@@ -34,11 +34,11 @@ export type ScriptedTurn =
 /** Options shared by the fakes. */
 export interface FakeProviderOptions {
   /** Stream replies (text in chunks, tool-call args in fragments) instead of answering whole. */
-  stream?: boolean;
+  stream?: boolean | undefined;
   /** Characters per streamed text, reasoning or args fragment (default 4). */
-  chunkSize?: number;
-  name?: string;
-  model?: string;
+  chunkSize?: number | undefined;
+  name?: string | undefined;
+  model?: string | undefined;
 }
 
 /** Turns a reply (or a whole response) into a response; ids are `call_<turn>_<n>` when not given. */

@@ -66,3 +66,29 @@ onTool(tool({ name: "u", input: z.object({}), execute: () => 1 }), () => ({
 }));
 const decision: ApprovalDecision = { approve: false, reason: env.REASON, digest: env.DIGEST };
 void decision;
+
+// Message parts, policy answers and the fakes' options take undefined too.
+import type { LoopPolicy as ExactPolicy, UserPart as ExactUserPart } from "tollgate";
+import { scriptedProvider as exactScripted } from "tollgate/testing";
+
+const maybeType: string | undefined = process.env.MEDIA_TYPE;
+const maybeName: string | undefined = process.env.FILE_NAME;
+const exactParts: ExactUserPart[] = [
+  { type: "image", image: "https://example.com/cat.png", mediaType: maybeType },
+  {
+    type: "file",
+    data: "https://example.com/a.pdf",
+    mediaType: "application/pdf",
+    filename: maybeName,
+  },
+];
+void exactParts;
+const exactPolicy: ExactPolicy = {
+  decideToolCall: () => ({ decision: "DENY", reason: maybeName }),
+  prepareStep: () => ({ tools: [], callable: undefined, toolChoice: undefined }),
+};
+void exactPolicy;
+void exactScripted([{ text: maybeName, toolCalls: undefined }], {
+  stream: undefined,
+  chunkSize: undefined,
+});
