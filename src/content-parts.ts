@@ -82,7 +82,7 @@ function storedPart(part: unknown, types: readonly string[]): UserPart | string 
   for (const key of Object.keys(part)) {
     if (known.includes(key)) continue;
     const near = key === "mimeType" ? "mediaType" : closest(key, known);
-    return `unknown key \`${key}\` in a ${type} part${near ? `; did you mean \`${near}\`?` : ""}`;
+    return `unknown key \`${key}\` in ${/^[aeiou]/.test(type) ? "an" : "a"} ${type} part${near ? `; did you mean \`${near}\`?` : ""}`;
   }
   if (type === "text") {
     return typeof part.text === "string"

@@ -80,13 +80,13 @@ describe.skipIf(missing !== undefined)(
 
     it("an AI SDK tool in a record: says to write tollgate's tool() with the key as the name", () => {
       expect(() => loopWith({ weather: aiWeather })).toThrow(
-        'AgentLoop: tools.weather is an AI SDK tool (ai\'s tool()); tollgate\'s tools have a name and an `input`: write tool({ name: "weather", description, input: <its inputSchema>, execute }) with tool from "tollgate"',
+        'AgentLoop: tools.weather is an AI SDK tool (ai\'s tool()); tollgate\'s tools have a name and an `input`: write tool({ name: "weather", description, input: <the schema it was given (inputSchema; parameters before AI SDK 5)>, execute }) with tool from "tollgate"',
       );
     });
 
     it("an AI SDK tool in an array: says the same, with a placeholder name", () => {
       expect(() => loopWith([echo, aiWeather])).toThrow(
-        /^tools\[1\] is an AI SDK tool .*write tool\(\{ name: "my_tool", description, input: <its inputSchema>, execute \}\)/,
+        /^tools\[1\] is an AI SDK tool .*write tool\(\{ name: "my_tool", description, input: <the schema it was given \(inputSchema; parameters before AI SDK 5\)>, execute \}\)/,
       );
     });
 
@@ -104,7 +104,7 @@ describe.skipIf(missing !== undefined)(
 
     it("an AI SDK tool given to tool(): says to give it a name and `input`", () => {
       expect(() => tool(aiWeather as never)).toThrow(
-        /AI SDK tool .*tool\(\{ name: "my_tool", description, input: <its inputSchema>, execute/,
+        /AI SDK tool .*tool\(\{ name: "my_tool", description, input: <the schema it was given \(inputSchema; parameters before AI SDK 5\)>, execute/,
       );
     });
 

@@ -226,7 +226,14 @@ describe("user content is checked before the run starts (fail closed)", () => {
     ],
     [[{ type: "image", image: new Uint8Array([1, 2, 3]) }], /not PNG, JPEG, GIF or WebP; give/],
     [[{ type: "image", image: PDF_URL }], /an image's media type must be image\/…/],
-    [[{ type: "image", image: PNG, mimeType: "image/png" }], /unknown key `mimeType`.*`mediaType`/],
+    [
+      [{ type: "image", image: PNG, mimeType: "image/png" }],
+      /unknown key `mimeType` in an image part.*`mediaType`/,
+    ],
+    [
+      [{ type: "image", image: new ArrayBuffer(4) }],
+      /an ArrayBuffer \(wrap it: new Uint8Array\(buffer\)\)/,
+    ],
     [[{ type: "image_url", image_url: { url: "https://x" } }], /another API's shape; write/],
     [[{ type: "file", data: PDF }], /a file part needs a mediaType/],
     [[{ type: "file", data: PDF, mediaType: "pdf" }], /mediaType must be a media type/],

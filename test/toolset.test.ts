@@ -66,3 +66,11 @@ describe("Toolset", () => {
     expect(Object.keys(set)).toEqual([]);
   });
 });
+
+describe("toolset() given a record", () => {
+  it("says to pass a list (Object.values for a record)", () => {
+    expect(() => toolset({ notes: 1 } as never)).toThrow(
+      "toolset() takes a list of tools: toolset([a, b]); for a { name: tool } record write toolset(Object.values(record))",
+    );
+  });
+});

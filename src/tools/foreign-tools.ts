@@ -58,7 +58,7 @@ export function notAToolMessage(value: unknown, where: string, key?: string): st
   const name = JSON.stringify(typeof given.name === "string" ? given.name : (key ?? "my_tool"));
   switch (kind) {
     case "ai-sdk-tool":
-      return `${where} is an AI SDK tool (ai's tool()); tollgate's tools have a name and an \`input\`: write tool({ name: ${name}, description, input: <its inputSchema>, execute }) with tool from "tollgate"`;
+      return `${where} is an AI SDK tool (ai's tool()); tollgate's tools have a name and an \`input\`: write tool({ name: ${name}, description, input: <the schema it was given (inputSchema; parameters before AI SDK 5)>, execute }) with tool from "tollgate"`;
     case "openai-agents-tool":
       return `${where} is an OpenAI Agents SDK tool, already built by its tool(); write tool({ name: ${name}, description, input: <the zod schema you gave as parameters>, execute }) with tool from "tollgate"`;
     case "tool-copy":
@@ -92,7 +92,7 @@ export function rejectBuiltTool(definition: unknown): void {
   if (("inputSchema" in given || "parameters" in given) && !("name" in given)) {
     throw new TypeError(
       "tool(): this looks like an AI SDK tool (ai's tool()), which has no name; tollgate's tool() takes " +
-        'tool({ name: "my_tool", description, input: <its inputSchema>, execute: (args, ctx) => ... })',
+        'tool({ name: "my_tool", description, input: <the schema it was given (inputSchema; parameters before AI SDK 5)>, execute: (args, ctx) => ... })',
     );
   }
 }

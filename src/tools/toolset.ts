@@ -17,6 +17,13 @@ export class Toolset<Deps = unknown> implements Iterable<Tool<Deps>> {
 
   /** A set of the given tools; throws `DuplicateToolError` when two share a name. */
   static from<Deps>(tools: Iterable<Tool<Deps>>): Toolset<Deps> {
+    if (
+      typeof (tools as { [Symbol.iterator]?: unknown } | null)?.[Symbol.iterator] !== "function"
+    ) {
+      throw new TypeError(
+        "toolset() takes a list of tools: toolset([a, b]); for a { name: tool } record write toolset(Object.values(record))",
+      );
+    }
     const byName = new Map<string, Tool<Deps>>();
     let index = 0;
     for (const tool of tools) {

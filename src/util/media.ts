@@ -120,5 +120,6 @@ const shown = (value: unknown): string => {
   }
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (value instanceof ArrayBuffer) return "an ArrayBuffer (wrap it: new Uint8Array(buffer))";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 };
