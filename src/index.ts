@@ -53,6 +53,7 @@ export type {
   ModelStreamPart,
   Provider,
   ProviderCallOptions,
+  ResponseFormat,
 } from "./provider.js";
 export type { RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";

@@ -18,6 +18,23 @@ export interface ModelRequest {
   tools: ToolSpec[];
   toolChoice?: "auto" | "required" | "none" | { name: string };
   settings?: ModelSettings;
+  /**
+   * Asks for the final answer as JSON matching `schema` (structured output, mode "native").
+   * Set only for providers with `supportsNativeOutput`; adapters map it to their API's own
+   * field (OpenAI `response_format` / `text.format`, Anthropic `output_config.format`,
+   * Gemini `responseJsonSchema`).
+   */
+  responseFormat?: ResponseFormat;
+}
+
+/** The JSON a model's final answer must be (`ModelRequest.responseFormat`). */
+export interface ResponseFormat {
+  type: "json";
+  /** JSON Schema of the answer; an object at the top. */
+  schema: Record<string, unknown>;
+  /** A name for the schema (OpenAI requires one). */
+  name: string;
+  description?: string;
 }
 
 /** Why the model stopped. */
@@ -52,6 +69,8 @@ export interface ProviderCallOptions {
 export interface Provider {
   readonly name: string;
   readonly model: string;
+  /** The provider maps `ModelRequest.responseFormat` (structured output's "native" mode, its default here). */
+  readonly supportsNativeOutput?: boolean;
   generate(request: ModelRequest, options: ProviderCallOptions): Promise<ModelResponse>;
   stream?(request: ModelRequest, options: ProviderCallOptions): AsyncIterable<ModelStreamPart>;
 }

@@ -56,6 +56,7 @@ export function anthropic(options: AnthropicOptions): Provider {
   return defineProvider({
     name,
     model: options.model,
+    supportsNativeOutput: true,
     generate: async (request, { signal }) =>
       anthropicResponse(
         name,

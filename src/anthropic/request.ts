@@ -155,6 +155,10 @@ export function anthropicBody(
     messages: anthropicMessages(request.messages, provider),
     ...tools,
     ...defined({ temperature, top_p: topP, stop_sequences: stopSequences }),
+    // Structured output (JSON outputs): `output_config.format`, a `json_schema`.
+    ...(request.responseFormat && {
+      output_config: { format: { type: "json_schema", schema: request.responseFormat.schema } },
+    }),
     ...extra,
     ...(stream && { stream: true }),
   };

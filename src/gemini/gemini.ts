@@ -79,6 +79,7 @@ export function gemini(options: GeminiOptions): Provider {
   return defineProvider({
     name,
     model: options.model,
+    supportsNativeOutput: true,
     generate: (request, { signal }) => collectResponse(generateParts(request, signal), name),
     stream: (request, { signal }) => stream(request, signal),
   });

@@ -162,6 +162,12 @@ export function geminiBody(request: ModelRequest, provider = "gemini"): Record<s
     stopSequences,
     seed,
   });
+  if (request.responseFormat) {
+    // Structured output: Gemini reads JSON Schema itself here (not its OpenAPI subset).
+    const { $schema: _, ...schema } = request.responseFormat.schema;
+    generationConfig.responseMimeType = "application/json";
+    generationConfig.responseJsonSchema = schema;
+  }
   for (const [key, value] of Object.entries(extra)) {
     if (TOP_LEVEL_FIELDS.has(key)) topLevel[key] = value;
     else if (key === "generationConfig") Object.assign(generationConfig, value);

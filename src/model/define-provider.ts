@@ -9,6 +9,8 @@ export interface ProviderDefinition {
   model: string;
   generate?: Provider["generate"];
   stream?: Provider["stream"];
+  /** The provider maps `ModelRequest.responseFormat` (see `Provider.supportsNativeOutput`). */
+  supportsNativeOutput?: boolean | undefined;
 }
 
 /**
@@ -23,6 +25,7 @@ export interface ProviderDefinition {
  */
 export function defineProvider(definition: ProviderDefinition): Provider {
   const { name, model, generate, stream } = definition;
+  const native = definition.supportsNativeOutput === true && { supportsNativeOutput: true };
   if (typeof name !== "string" || name === "") {
     throw new TypeError("defineProvider: `name` must be a non-empty string");
   }
@@ -31,6 +34,7 @@ export function defineProvider(definition: ProviderDefinition): Provider {
     return {
       name,
       model,
+      ...native,
       stream,
       generate: generate ?? ((request, options) => collectResponse(stream(request, options), name)),
     };
@@ -39,6 +43,7 @@ export function defineProvider(definition: ProviderDefinition): Provider {
     return {
       name,
       model,
+      ...native,
       generate,
       stream: async function* (request, options) {
         yield* responseToParts(name, await generate(request, options));

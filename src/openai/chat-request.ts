@@ -1,4 +1,11 @@
-import type { Message, ModelRequest, ToolResult, ToolSpec, UserPart } from "tollgate";
+import type {
+  Message,
+  ModelRequest,
+  ResponseFormat,
+  ToolResult,
+  ToolSpec,
+  UserPart,
+} from "tollgate";
 import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
@@ -130,7 +137,17 @@ export function chatBody(
       stop: stopSequences,
       seed,
     }),
+    ...(request.responseFormat && { response_format: chatResponseFormat(request.responseFormat) }),
     ...extra,
     ...(stream && { stream: true, stream_options: { include_usage: true } }),
+  };
+}
+
+/** Structured output: a strict `json_schema` response format. */
+function chatResponseFormat(format: ResponseFormat): Record<string, unknown> {
+  const { name, description, schema } = format;
+  return {
+    type: "json_schema",
+    json_schema: { name, ...(description !== undefined && { description }), schema, strict: true },
   };
 }

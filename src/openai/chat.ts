@@ -55,6 +55,7 @@ export function openAIChat(options: OpenAIChatOptions): Provider {
   return defineProvider({
     name,
     model: options.model,
+    supportsNativeOutput: true,
     generate: async (request, { signal }) =>
       chatResponse(
         name,

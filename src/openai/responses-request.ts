@@ -1,4 +1,11 @@
-import type { Message, ModelRequest, ToolResult, ToolSpec, UserPart } from "tollgate";
+import type {
+  Message,
+  ModelRequest,
+  ResponseFormat,
+  ToolResult,
+  ToolSpec,
+  UserPart,
+} from "tollgate";
 import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
@@ -123,7 +130,20 @@ export function responsesBody(
     input: responsesInput(request.messages, provider),
     ...tools,
     ...defined({ temperature, top_p: topP, max_output_tokens: maxOutputTokens }),
+    ...(request.responseFormat && { text: { format: responsesFormat(request.responseFormat) } }),
     ...extra,
     ...(stream && { stream: true }),
+  };
+}
+
+/** Structured output: `text.format`, a strict `json_schema`. */
+function responsesFormat(format: ResponseFormat): Record<string, unknown> {
+  const { name, description, schema } = format;
+  return {
+    type: "json_schema",
+    name,
+    ...(description !== undefined && { description }),
+    schema,
+    strict: true,
   };
 }

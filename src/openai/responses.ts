@@ -34,6 +34,7 @@ export function openAIResponses(options: OpenAIResponsesOptions): Provider {
   return defineProvider({
     name,
     model: options.model,
+    supportsNativeOutput: true,
     generate: async (request, { signal }) =>
       responsesResponse(
         name,
