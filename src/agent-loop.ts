@@ -21,7 +21,9 @@ import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
-import { checkKeys, kindOf } from "./util/option-keys.js";
+import type { UsageLimits } from "./usage-limits.js";
+import { checkLimits, mergeLimits } from "./usage-limits.js";
+import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
 import { raceSignal } from "./util/race-signal.js";
 
 /** Per-run options. */
@@ -37,6 +39,11 @@ export interface RunOptions<Deps = unknown> {
   /** Settings for this run, over the loop's: a key given here wins, the loop's others stay. */
   settings?: ModelSettings | undefined;
   /**
+   * Usage limits for this run, over the loop's, key by key: `{ toolCalls: 3 }` changes that
+   * limit and keeps the loop's others. They hold across `resume()`: the state carries them.
+   */
+  limits?: UsageLimits | undefined;
+  /**
    * The run's id (default: a random UUID); a `RunStore` keeps the run's states under it. With
    * a store, a second live run with the same id is refused (`StoreError`).
    */
@@ -44,7 +51,8 @@ export interface RunOptions<Deps = unknown> {
 }
 
 /**
- * Per-resume options; steps, usage, `maxSteps` and `runId` carry over from the state. A state
+ * Per-resume options; steps, usage, `maxSteps`, `runId` and the usage limits (with what was
+ * used of them) carry over from the state. A state
  * does not hold `deps`, `instructions` or `settings`: the resumed run uses the loop's, unless
  * given here again (as `run()` was given them).
  */
@@ -57,7 +65,15 @@ export interface ResumeOptions<Deps = unknown> {
   settings?: ModelSettings | undefined;
 }
 
-const RUN_KEYS = ["signal", "deps", "maxSteps", "runId", "instructions", "settings"] as const;
+const RUN_KEYS = [
+  "signal",
+  "deps",
+  "maxSteps",
+  "runId",
+  "instructions",
+  "settings",
+  "limits",
+] as const;
 const RESUME_KEYS = ["signal", "deps", "instructions", "settings"] as const;
 
 /** What other agent libraries call these options (the AI SDK's `abortSignal`, the Agents SDK's `context`). */
@@ -72,6 +88,8 @@ const RUN_ALIASES: Record<string, string> = {
   maxOutputTokens: "settings",
   maxTokens: "settings",
   maxTurns: "maxSteps",
+  usageLimits: "limits",
+  usageLimit: "limits",
 };
 const RESUME_ALIASES = Object.fromEntries(
   Object.entries(RUN_ALIASES).filter(([, ours]) =>
@@ -177,7 +195,8 @@ export class AgentLoop<Deps = unknown> {
       1,
       "run()",
     );
-    return freshRun(runId, maxSteps, toMessages(input));
+    const limits = mergeLimits(this.#options.limits, checkLimits("run()", options.limits));
+    return freshRun(runId, maxSteps, toMessages(input), limits);
   }
 
   /**
@@ -190,6 +209,11 @@ export class AgentLoop<Deps = unknown> {
     decisions: ApprovalDecisions,
     options: ResumeOptions<Deps>,
   ): Promise<PreparedResume> {
+    if (isPlainObject(options) && Object.hasOwn(options, "limits")) {
+      throw new TypeError(
+        "resume() options: a resumed run keeps the limits it started with (its state holds them, and what was used); `limits` is an option of run() and of the loop",
+      );
+    }
     checkKeys("resume() options", options, RESUME_KEYS, RESUME_ALIASES);
     checkModelOptions("resume()", options);
     const { store } = this.#options;
@@ -211,7 +235,7 @@ export class AgentLoop<Deps = unknown> {
       this.#options.signal?.throwIfAborted();
       options.signal?.throwIfAborted();
       await this.#claim(plan.state.stateId);
-      return { data: restore(plan.state), plan, lease };
+      return { data: restore(plan.state, this.#options.limits), plan, lease };
     } catch (error) {
       if (store && lease) await store.release(lease).catch(() => {});
       throw error;

@@ -98,3 +98,4 @@ export type {
 } from "./tools/tool.js";
 export { tool, withMaxRetries } from "./tools/tool.js";
 export { Toolset, toolset } from "./tools/toolset.js";
+export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "./usage-limits.js";

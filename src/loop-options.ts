@@ -13,6 +13,8 @@ import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
 import { notAToolMessage, toolLike } from "./tools/foreign-tools.js";
 import type { Tool } from "./tools/tool.js";
 import { Toolset } from "./tools/toolset.js";
+import type { UsageLimits } from "./usage-limits.js";
+import { checkLimits } from "./usage-limits.js";
 import { checkKeys, isPlainObject, kindOf, shownValue } from "./util/option-keys.js";
 
 /**
@@ -75,6 +77,11 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
   repeatDenied?: "auto-deny" | "ask" | undefined;
   /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
   stateMigrations?: Record<number, (state: any) => unknown> | undefined;
+  /**
+   * Caps per run on model calls, tool executions and tokens; reaching one ends the run with
+   * status "limit_reached". A run may give its own, key by key over these.
+   */
+  limits?: UsageLimits | undefined;
 }
 
 /** The options, checked and with defaults filled in, once per loop. */
@@ -100,6 +107,7 @@ export interface ResolvedOptions<Deps> {
   argsLimits: ArgsLimits;
   repeatDenied: "auto-deny" | "ask";
   stateMigrations: Record<number, (state: any) => unknown>;
+  limits: Readonly<UsageLimits>;
 }
 
 /** The keys `new AgentLoop()` knows; anything else is a typo, refused. */
@@ -124,6 +132,7 @@ const LOOP_KEYS = [
   "repeatDenied",
   "stateMigrations",
   "argsLimits",
+  "limits",
 ] as const;
 
 /** Names other agent libraries use, mapped to ours. */
@@ -136,6 +145,8 @@ const LOOP_ALIASES: Record<string, string> = {
   prompt: "instructions",
   stopWhen: "maxSteps",
   maxTurns: "maxSteps",
+  usageLimits: "limits",
+  usageLimit: "limits",
 };
 
 const POLICY_KEYS = ["decideToolCall", "endsRun", "prepareStep", "executeTool"] as const;
@@ -207,6 +218,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     repeatDenied,
     stateMigrations: checkMigrations(options.stateMigrations),
     argsLimits: checkArgsLimits(options.argsLimits),
+    limits: checkLimits("AgentLoop", options.limits),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
 import type { RunState } from "./state/run-state.js";
 import type { PendingApproval, StepRecord } from "./step-record.js";
+import type { ReachedLimit } from "./usage-limits.js";
 
 /** What every `RunResult` holds, whatever its status. */
 export interface RunResultBase {
@@ -19,7 +20,7 @@ export interface RunResultBase {
 /**
  * What `run()` resolves with for every normal ending, discriminated by `status`: check it and
  * TypeScript knows which fields are there (`pending` when `"needs_approval"`, `endedBy` when
- * `"ended_by_tool"`).
+ * `"ended_by_tool"`, `limit` when `"limit_reached"`).
  *
  * @example
  * const result = await loop.run(prompt);
@@ -32,6 +33,7 @@ export type RunResult =
       stopReason?: undefined;
       endedBy?: undefined;
       pending?: undefined;
+      limit?: undefined;
     })
   | (RunResultBase & {
       status: "stopped";
@@ -39,6 +41,7 @@ export type RunResult =
       stopReason?: string;
       endedBy?: undefined;
       pending?: undefined;
+      limit?: undefined;
     })
   | (RunResultBase & {
       status: "ended_by_tool";
@@ -46,6 +49,7 @@ export type RunResult =
       /** The call whose result ended the run. */
       endedBy: ToolCall;
       pending?: undefined;
+      limit?: undefined;
     })
   | (RunResultBase & {
       status: "needs_approval";
@@ -53,4 +57,13 @@ export type RunResult =
       endedBy?: undefined;
       /** Calls waiting for approval: decide each, then `resume()` with `state`. */
       pending: PendingApproval[];
+      limit?: undefined;
+    })
+  | (RunResultBase & {
+      status: "limit_reached";
+      stopReason?: undefined;
+      endedBy?: undefined;
+      pending?: undefined;
+      /** The usage limit that ended the run: its name, its value, and what was used. */
+      limit: ReachedLimit;
     });

@@ -69,6 +69,8 @@ function runContext(parts: Partial<RunContext<unknown>> = {}): RunContext<unknow
     unavailableCalls: new Map(),
     executed: [],
     denied: [],
+    limits: { toolCalls: 3 },
+    callCounts: { modelCalls: 1, toolCalls: 2 },
     lease: { runId: "run-1", token: 1, ttlMs: 1_000 },
     openStep: undefined,
     ...parts,
@@ -115,6 +117,8 @@ describe("snapshot", () => {
       unavailableCalls: { nope: 2 },
       executed: ["pay"],
       denied: [{ toolName: "pay", args: "{}" }],
+      limits: { toolCalls: 3 },
+      callCounts: { modelCalls: 1, toolCalls: 2 },
     });
     expect(snapshot(run, "running").stateId).not.toBe(taken.stateId);
   });

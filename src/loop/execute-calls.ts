@@ -1,6 +1,7 @@
 import { ToolExecutionError, ToolOutputError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
 import { type OpenCall, ran, started } from "./call-record.js";
+import { notRunByLimit, takeToolCall } from "./limit-checks.js";
 import type { OpenStep } from "./open-step.js";
 import { failTool } from "./retries.js";
 import type { RunContext } from "./run-context.js";
@@ -119,11 +120,19 @@ class StepExecution<Deps> {
   /**
    * Starts one call once its checkpoint is written (only that write can reject, and then the
    * tool never ran); after an abort the tool is not started at all, and once the step is
-   * halted it is skipped.
+   * halted it is skipped. A call past the `toolCalls` limit does not start: it gets its
+   * "not run" result, and the step ends the run.
    */
   startOne(open: OpenCall<Deps>): Promise<void> {
     if (this.halted) return Promise.resolve();
     const run = this.#run;
+    const limit = takeToolCall(run);
+    if (limit) {
+      notRunByLimit(open, limit);
+      this.#step.limit ??= limit;
+      if (run.listening) run.emit(resultEvent(run, this.#step.index, open.record, 0));
+      return Promise.resolve();
+    }
     started(open);
     const execute = (): Promise<void> =>
       run.signal.aborted

@@ -1,6 +1,7 @@
 import { messageOf } from "../errors.js";
 import type { Message, ToolCall, ToolResult } from "../messages.js";
 import { errorResult } from "../tools/tool-output.js";
+import type { ReachedLimit } from "../usage-limits.js";
 import type { Stop } from "./gate-calls.js";
 import { type OpenStep, recordOf } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
@@ -11,18 +12,19 @@ export type StepOutcome =
   | { kind: "completed" }
   | { kind: "stopped"; reason?: string }
   | { kind: "ended"; endedBy: ToolCall }
-  | { kind: "paused"; endedBy?: ToolCall };
+  | { kind: "paused"; endedBy?: ToolCall }
+  | { kind: "limit"; limit: ReachedLimit };
 
 /**
  * Closes the step: writes its tool message (every call's result, in call order) unless calls
  * still wait for approval, records the step, emits `step-finish`, and says how it ended: the
- * model answered without calls, a hook stopped the run, a call ended it, calls wait for
- * approval, or the loop goes on.
+ * model answered without calls, a hook stopped the run, a usage limit stopped a call, a call
+ * ended it, calls wait for approval, or the loop goes on.
  */
 export function finishStep<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
-  how: { stop?: Stop | undefined; endedBy?: ToolCall | undefined } = {},
+  how: Ending = {},
 ): StepOutcome {
   const outcome = outcomeOf(step, how);
   if (step.calls.length > 0 && outcome.kind !== "paused") {
@@ -35,15 +37,20 @@ export function finishStep<Deps>(
   return outcome;
 }
 
-function outcomeOf<Deps>(
-  step: OpenStep<Deps>,
-  { stop, endedBy }: { stop?: Stop | undefined; endedBy?: ToolCall | undefined },
-): StepOutcome {
+/** What ended a step with calls: a hook's stop, a usage limit, or a call whose result ends the run. */
+interface Ending {
+  stop?: Stop | undefined;
+  limit?: ReachedLimit | undefined;
+  endedBy?: ToolCall | undefined;
+}
+
+function outcomeOf<Deps>(step: OpenStep<Deps>, { stop, limit, endedBy }: Ending): StepOutcome {
   if (step.calls.length === 0) return { kind: "completed" };
   if (stop)
     return stop.reason === undefined
       ? { kind: "stopped" }
       : { kind: "stopped", reason: stop.reason };
+  if (limit) return { kind: "limit", limit };
   if (step.calls.some((open) => !open.record.result)) {
     return endedBy ? { kind: "paused", endedBy } : { kind: "paused" };
   }

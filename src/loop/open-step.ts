@@ -1,6 +1,7 @@
 import type { ModelResponse } from "../provider.js";
 import type { CallRecord, StepRecord } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
+import type { ReachedLimit } from "../usage-limits.js";
 import type { OpenCall } from "./call-record.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
@@ -19,6 +20,8 @@ export interface OpenStep<Deps> {
   response: StepRecord["response"];
   /** One per call that reached the gate, in call order. */
   calls: OpenCall<Deps>[];
+  /** The usage limit that stopped one of its calls from running; the run ends with the step. */
+  limit?: ReachedLimit;
 }
 
 /** Opens a step on the model's response; the run's checkpoints see it from now on. */

@@ -5,6 +5,7 @@ import { approved, notRun, type OpenCall, refused, rerun, restored } from "./cal
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
+import { limitOfStep } from "./limit-checks.js";
 import { reopenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
@@ -59,6 +60,8 @@ export async function resumeStep<Deps>(
   }
   resultEvents(run, step.index, decided);
   const succeeded = await executeCalls(run, step, toRun);
+  const limit = limitOfStep(run, step);
+  if (limit) return finishStep(run, step, { limit });
   const ending = state.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });

@@ -7,13 +7,15 @@ import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
 import type { StepOutcome } from "./finish-step.js";
 import { transcriptOnFailure } from "./finish-step.js";
+import { takeModelCall } from "./limit-checks.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { runStep } from "./run-step.js";
 
 /**
  * The agent loop: step after step until the model answers without tool calls, a hook stops
- * the run, a tool's result ends it, a call waits for approval, or the steps run out.
+ * the run, a tool's result ends it, a call waits for approval, a usage limit is reached (checked
+ * before each model call, and before each tool runs), or the steps run out.
  * A resumed run (given its checked `plan`) first finishes its paused step (`resumeStep`).
  */
 export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): Promise<RunResult> {
@@ -23,7 +25,8 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
   try {
     if (plan) outcome = await resumeStep(run, plan);
     while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
-      outcome = await runStep(run);
+      const limit = takeModelCall(run);
+      outcome = limit ? { kind: "limit", limit } : await runStep(run);
     }
     result = await resultOf(run, outcome);
   } catch (error) {
@@ -51,6 +54,7 @@ const STATUS: Record<StepOutcome["kind"], RunStatus> = {
   stopped: "stopped",
   ended: "ended_by_tool",
   paused: "needs_approval",
+  limit: "limit_reached",
 };
 
 async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Promise<RunResult> {
@@ -90,5 +94,7 @@ function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState):
       return { status: "completed", ...base };
     case "continue":
       return { status: "max_steps", ...base };
+    case "limit":
+      return { status: "limit_reached", ...base, limit: outcome.limit };
   }
 }

@@ -5,14 +5,15 @@ import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
 import { gateCalls } from "./gate-calls.js";
+import { limitOfStep } from "./limit-checks.js";
 import { type OpenStep, openStep } from "./open-step.js";
 import { prepareStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 
 /**
  * One step, as the contract reads: prepare the step's tools → call the model → gate every call
- * (in call order) → execute the allowed ones → ask whether a result ends the run → finish the
- * step. A resumed run's first step is `resumeStep` instead.
+ * (in call order) → execute the allowed ones (a usage limit may stop them, and then ends the
+ * run) → ask whether a result ends the run → finish the step. A resumed run's first step is `resumeStep` instead.
  */
 export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome> {
   const index = run.steps.length;
@@ -37,6 +38,8 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const stop = isPromise(gated) ? await gated : gated;
   if (stop) return finishStep(run, step, { stop });
   const succeeded = await executeCalls(run, step, allowed(step));
+  const limit = limitOfStep(run, step);
+  if (limit) return finishStep(run, step, { limit });
   const ending = endsRun(run, succeeded, tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });

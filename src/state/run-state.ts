@@ -1,9 +1,16 @@
 import type { Message, ToolCall, Usage } from "../messages.js";
 import type { PendingApproval, StepRecord } from "../step-record.js";
+import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
 
 /** How a run ended. */
-export type RunStatus = "completed" | "stopped" | "ended_by_tool" | "needs_approval" | "max_steps";
+export type RunStatus =
+  | "completed"
+  | "stopped"
+  | "ended_by_tool"
+  | "needs_approval"
+  | "max_steps"
+  | "limit_reached";
 
 /**
  * The version of `RunState` this build writes and reads. Version 2: args everywhere in the
@@ -52,6 +59,10 @@ export interface RunState {
   executed: string[];
   /** Calls refused by a human in this run. */
   denied: DeniedCall[];
+  /** The run's usage limits (the loop's, with the run's own over them). Absent in older states. */
+  limits?: UsageLimits;
+  /** Model calls and tool executions so far, counted against `limits`. Absent in older states. */
+  callCounts?: CallCounts;
   pending?: PendingApproval[];
   /** A paused step's call whose result ends the run once the pending calls are settled. */
   endedBy?: ToolCall;

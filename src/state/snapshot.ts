@@ -1,6 +1,8 @@
 import type { Message, ToolCall, Usage } from "../messages.js";
 import { zeroUsage } from "../messages.js";
 import type { StepRecord } from "../step-record.js";
+import type { CallCounts, UsageLimits } from "../usage-limits.js";
+import { mergeLimits, NO_LIMITS } from "../usage-limits.js";
 import type { DeniedCall, RunState } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
 
@@ -23,6 +25,10 @@ export interface RunData {
   readonly executed: string[];
   /** Calls a human refused in this run. */
   readonly denied: DeniedCall[];
+  /** The run's usage limits: the loop's, with the run's own over them, key by key. */
+  readonly limits: Readonly<UsageLimits>;
+  /** Model calls and tool executions so far, counted against `limits`. */
+  readonly callCounts: CallCounts;
   /** The record of the step in progress, for checkpoints; set while a step is open. */
   openStep: (() => StepRecord) | undefined;
 }
@@ -53,6 +59,8 @@ export function snapshot(
     unavailableCalls: Object.fromEntries(run.unavailableCalls),
     executed: run.executed.slice(),
     denied: run.denied.slice(),
+    limits: { ...run.limits },
+    callCounts: { ...run.callCounts },
   };
   if (extras.endedBy) state.endedBy = extras.endedBy;
   return state;
@@ -60,9 +68,10 @@ export function snapshot(
 
 /**
  * The run's data from a checked paused (or running) state, without its open step: the
- * resumed run finishes that step first and records it then.
+ * resumed run finishes that step first and records it then. The run keeps its limits; a limit
+ * of the loop's that the state lacks applies too (`loopLimits`).
  */
-export function restore(state: RunState): RunData {
+export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_LIMITS): RunData {
   return {
     runId: state.runId,
     maxSteps: state.maxSteps,
@@ -73,12 +82,31 @@ export function restore(state: RunState): RunData {
     unavailableCalls: new Map(Object.entries(state.unavailableCalls)),
     executed: state.executed.slice(),
     denied: state.denied.slice(),
+    limits: mergeLimits(loopLimits, state.limits),
+    callCounts: state.callCounts ? { ...state.callCounts } : countedCalls(state),
     openStep: undefined,
   };
 }
 
-/** A new run's data: its id, its step budget and its first messages. */
-export function freshRun(runId: string, maxSteps: number, messages: Message[]): RunData {
+/**
+ * What a state written before `callCounts` existed has used: a model call per step, and a
+ * tool execution per call that ran (it has `ms`) or had started.
+ */
+function countedCalls(state: RunState): CallCounts {
+  const calls = state.steps.flatMap((step) => step.calls);
+  return {
+    modelCalls: state.steps.length,
+    toolCalls: calls.filter((call) => call.started === true || call.ms !== undefined).length,
+  };
+}
+
+/** A new run's data: its id, its step budget, its usage limits and its first messages. */
+export function freshRun(
+  runId: string,
+  maxSteps: number,
+  messages: Message[],
+  limits: Readonly<UsageLimits> = NO_LIMITS,
+): RunData {
   return {
     runId,
     maxSteps,
@@ -89,6 +117,8 @@ export function freshRun(runId: string, maxSteps: number, messages: Message[]): 
     unavailableCalls: new Map(),
     executed: [],
     denied: [],
+    limits,
+    callCounts: { modelCalls: 0, toolCalls: 0 },
     openStep: undefined,
   };
 }

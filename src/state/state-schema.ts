@@ -210,7 +210,15 @@ export const RUN_STATE_SCHEMA = {
     stateId: id,
     runId: id,
     status: {
-      enum: ["completed", "stopped", "ended_by_tool", "needs_approval", "max_steps", "running"],
+      enum: [
+        "completed",
+        "stopped",
+        "ended_by_tool",
+        "needs_approval",
+        "max_steps",
+        "limit_reached",
+        "running",
+      ],
     },
     messages: { type: "array", items: message },
     steps: { type: "array", items: stepRecord },
@@ -227,6 +235,23 @@ export const RUN_STATE_SCHEMA = {
         properties: { toolName: text, args: text, reason: text },
         additionalProperties: false,
       },
+    },
+    limits: {
+      type: "object",
+      properties: {
+        modelCalls: { type: "integer", minimum: 1 },
+        toolCalls: count,
+        inputTokens: { type: "integer", minimum: 1 },
+        outputTokens: { type: "integer", minimum: 1 },
+        totalTokens: { type: "integer", minimum: 1 },
+      },
+      additionalProperties: false,
+    },
+    callCounts: {
+      type: "object",
+      required: ["modelCalls", "toolCalls"],
+      properties: { modelCalls: count, toolCalls: count },
+      additionalProperties: false,
     },
     pending: {
       type: "array",
