@@ -1,3 +1,5 @@
+import type { AgentToolOptions, PromptInput } from "./agent-tool.js";
+import { agentTool } from "./agent-tool.js";
 import { storedMessage } from "./content-parts.js";
 import { ResumeError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
@@ -14,13 +16,15 @@ import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import { recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
-import { planResume } from "./state/resume-plan.js";
+import { planResume, subRunStateIds } from "./state/resume-plan.js";
 import { keepLease } from "./state/run-lease.js";
 import type { RunState } from "./state/run-state.js";
 import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
+import type { InferInput, InferOutput, StandardSchema } from "./tools/schema.js";
+import type { Tool } from "./tools/tool.js";
 import type { UsageLimits } from "./usage-limits.js";
 import { checkLimits, mergeLimits } from "./usage-limits.js";
 import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
@@ -137,6 +141,40 @@ export class AgentLoop<Deps = unknown> {
     return this.#bus.on(type, listener);
   }
 
+  /**
+   * This loop as a tool of another loop: a sub-agent. The parent's gate decides whether it
+   * runs (hooks, policy, `needsApproval`); this loop's gate decides its own tools. Its events
+   * reach the parent's listeners as `sub-run` events, its usage adds up into the parent's, and
+   * the parent's abort aborts it. Its final text is the call's output; a failure is the call's
+   * error result. When it pauses for approval, the parent pauses too, listing its pending
+   * calls; one `resume()` of the parent's state continues both. The input is `{ prompt }`
+   * unless `input` (with `prompt(args)`, else the args as JSON) says otherwise.
+   *
+   * @example
+   * const writer = new AgentLoop({ provider, tools: [writeFile] });
+   * const research = new AgentLoop({
+   *   provider,
+   *   tools: [search, writer.asTool({ name: "writer", description: "Writes a file" })],
+   * });
+   */
+  asTool<ParentDeps = unknown, Schema extends StandardSchema = PromptInput>(
+    options: AgentToolOptions<Deps, ParentDeps, Schema>,
+  ): Tool<ParentDeps, InferOutput<Schema>, InferInput<Schema>> {
+    return agentTool(options, {
+      hasStore: this.#options.store !== undefined,
+      start: (input, parent, options, sink) => {
+        const runId = parent && `${parent.runId}/${parent.toolCallId}`;
+        const data = this.#fresh(input, runId === undefined ? options : { ...options, runId });
+        return this.#begin(parent ? { ...data, parent } : data, options, undefined, sink).result;
+      },
+      continue: (plan, options, sink) => {
+        const data = restore(plan.state);
+        return this.#begin(data, options, { data, plan, lease: undefined }, sink).result;
+      },
+      plan: (state, decisions) => planResume(this.#options, state, "parent", decisions),
+    });
+  }
+
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
   async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
     return this.#begin(this.#fresh(input, options), options).result;
@@ -235,6 +273,8 @@ export class AgentLoop<Deps = unknown> {
       this.#options.signal?.throwIfAborted();
       options.signal?.throwIfAborted();
       await this.#claim(plan.state.stateId);
+      // The paused sub-runs it holds are continued once, too.
+      for (const stateId of subRunStateIds(plan)) await this.#claim(stateId);
       return { data: restore(plan.state, this.#options.limits), plan, lease };
     } catch (error) {
       if (store && lease) await store.release(lease).catch(() => {});

@@ -74,6 +74,18 @@ export type LoopEvent =
       /** The error's stack, when it has one. */
       stack?: string;
     }
+  | {
+      /**
+       * An event of a sub-agent's run (`loop.asTool`), started by this run's call `toolCallId`:
+       * `event` is the sub-run's own event (its `runId` is the sub-run's), wrapped once per level.
+       */
+      type: "sub-run";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      event: LoopEvent;
+    }
   | { type: "step-finish"; runId: string; step: number; record: StepRecord }
   | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult };
 

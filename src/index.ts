@@ -1,5 +1,6 @@
 export type { ResumeOptions, RunOptions } from "./agent-loop.js";
 export { AgentLoop } from "./agent-loop.js";
+export type { AgentToolOptions, PromptInput } from "./agent-tool.js";
 export type { ToolContent } from "./content-parts.js";
 export { toolContent } from "./content-parts.js";
 export {
@@ -57,7 +58,7 @@ export type {
 } from "./provider.js";
 export type { RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";
-export type { DeniedCall, RunState, RunStatus } from "./state/run-state.js";
+export type { DeniedCall, RunState, RunStatus, SubRunParent } from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunLease, RunStore, RunStoreOptions } from "./state/run-store.js";
 export { memoryRunStore } from "./state/run-store.js";
@@ -67,6 +68,7 @@ export type {
   DecidedBy,
   PendingApproval,
   StepRecord,
+  SubRunState,
   UnsettledCall,
   Verdict,
 } from "./step-record.js";

@@ -39,6 +39,21 @@ export interface CallRecord {
   result?: ToolResult;
   /** How long the tool ran, when it ran. */
   ms?: number;
+  /**
+   * The call's tool is a sub-agent (`loop.asTool`) whose run paused for approval: its state,
+   * which the parent's resume continues. Present only while the call waits on it (no `result`).
+   */
+  subRun?: SubRunState;
+}
+
+/**
+ * A paused sub-run's `RunState`, as its parent's call record holds it (typed loosely here:
+ * step records come before states).
+ */
+export interface SubRunState {
+  readonly runId: string;
+  readonly stateId: string;
+  readonly [field: string]: unknown;
 }
 
 /** One step: one model call and the tool calls it asked for. */
@@ -67,6 +82,13 @@ export interface PendingApproval {
    * decision carrying it was made for this exact call in this exact state.
    */
   digest: string;
+  /**
+   * Present when the call is a sub-agent's (`loop.asTool`): `runId` is the sub-run that waits
+   * on it, `path` the ids of the calls it is nested in, outermost first (the parent's call to
+   * the sub-agent, then, deeper, the sub-agent's own). Decide it by `toolCallId`, or by
+   * `[...path, toolCallId].join("/")` when two pending calls share an id.
+   */
+  subRun?: { runId: string; path: string[] };
 }
 
 /**

@@ -2,7 +2,9 @@ import { HookError } from "../errors.js";
 import type { GateOutcome } from "../gate/gate.js";
 import { hookName } from "../gate/gate.js";
 import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../messages.js";
-import type { CallRecord, DecidedBy } from "../step-record.js";
+import type { ResumePlan } from "../state/resume-plan.js";
+import type { RunState } from "../state/run-state.js";
+import type { CallRecord, DecidedBy, SubRunState } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
@@ -12,13 +14,16 @@ import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
  * (never edited in place) at each turn of the call's life, and only by this module:
  * arrived → decided (or stopped) → started → settled, or, on resume, approved / refused /
  * outcome unknown. `call` is the frozen call once its args were read; `parsed` the schema's
- * output for an allowed call's final args, what `execute` gets.
+ * output for an allowed call's final args, what `execute` gets. A sub-agent's call may wait on
+ * its paused sub-run instead of settling; on resume it `continues` that run.
  */
 export interface OpenCall<Deps> {
   readonly record: CallRecord;
   readonly tool: Tool<Deps> | undefined;
   readonly call: ToolCall | undefined;
   readonly parsed: unknown;
+  /** The checked plan of the paused sub-run this call continues, when resumed. */
+  readonly continues?: ResumePlan | undefined;
 }
 
 type Mutable<Deps> = { -readonly [K in keyof OpenCall<Deps>]: OpenCall<Deps>[K] };
@@ -161,6 +166,26 @@ export function approved<Deps>(
   write(open).record = record;
   write(open).call = callOf(record, record.args);
   write(open).parsed = parsed;
+}
+
+/**
+ * The call's sub-agent paused for approval: the call waits on the sub-run's state, without a
+ * result (nor `started`: it is not running).
+ */
+export function waitsOnSubRun<Deps>(open: OpenCall<Deps>, state: RunState): void {
+  const { started: _running, ...record } = open.record;
+  write(open).record = { ...record, subRun: state as unknown as SubRunState };
+}
+
+/**
+ * A call that waited on its sub-run continues it (`plan`), with `parsed`; the record no longer
+ * holds the sub-run's state, so it is never continued twice.
+ */
+export function continued<Deps>(open: OpenCall<Deps>, parsed: unknown, plan: ResumePlan): void {
+  const { subRun: _continued, ...record } = open.record;
+  write(open).record = record;
+  write(open).parsed = parsed;
+  write(open).continues = plan;
 }
 
 /** A call of a checkpoint that had not started: it runs now, with `parsed`. */

@@ -1,6 +1,6 @@
 import { ToolExecutionError, ToolOutputError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
-import { type OpenCall, ran, started } from "./call-record.js";
+import { type OpenCall, ran, started, waitsOnSubRun } from "./call-record.js";
 import { notRunByLimit, takeToolCall } from "./limit-checks.js";
 import type { OpenStep } from "./open-step.js";
 import { failTool } from "./retries.js";
@@ -143,9 +143,17 @@ class StepExecution<Deps> {
     return run.options.store ? run.checkpoint().then(execute) : execute();
   }
 
-  /** Records how the call ended, counts its failure, checkpoints it, and emits its result. */
+  /**
+   * Records how the call ended, counts its failure, checkpoints it, and emits its result. A
+   * call whose sub-agent paused waits on the sub-run instead: no result yet (it comes on resume).
+   */
   #settle(open: OpenCall<Deps>, done: ToolRun): void {
     const run = this.#run;
+    if (done.kind === "paused") {
+      waitsOnSubRun(open, done.state);
+      if (run.options.store) this.#checkpoint();
+      return;
+    }
     ran(
       open,
       done.kind === "ok",
@@ -155,11 +163,7 @@ class StepExecution<Deps> {
     );
     if (done.kind === "ok") this.#succeeded.push({ open, raw: done.raw });
     else this.#failure ??= this.#failureOf(open, done);
-    if (run.options.store) {
-      const written = run.checkpoint();
-      written.catch(() => {}); // awaited before finish(); a failed write must not go unhandled meanwhile
-      this.#written = written;
-    }
+    if (run.options.store) this.#checkpoint();
     if (run.listening) {
       const error = developerError(open, done);
       if (error !== undefined) run.emit(errorEvent(run, this.#step.index, open.record, error));
@@ -167,8 +171,15 @@ class StepExecution<Deps> {
     }
   }
 
+  /** Writes a checkpoint of the step as it stands; awaited (`written`) before the step goes on. */
+  #checkpoint(): void {
+    const written = this.#run.checkpoint();
+    written.catch(() => {}); // awaited before finish(); a failed write must not go unhandled meanwhile
+    this.#written = written;
+  }
+
   /** The error a failed call ends the run with, if any; counts `RetryError`s. */
-  #failureOf(open: OpenCall<Deps>, done: Exclude<ToolRun, { kind: "ok" }>): unknown {
+  #failureOf(open: OpenCall<Deps>, done: Exclude<ToolRun, { kind: "ok" | "paused" }>): unknown {
     const run = this.#run;
     const { toolName, toolCallId } = open.record;
     switch (done.kind) {

@@ -1,7 +1,15 @@
 import { canonicalJson } from "../state/digest.js";
 import type { ResumePlan } from "../state/resume-plan.js";
 import { isPromise } from "../util/maybe-promise.js";
-import { approved, notRun, type OpenCall, refused, rerun, restored } from "./call-record.js";
+import {
+  approved,
+  continued,
+  notRun,
+  type OpenCall,
+  refused,
+  rerun,
+  restored,
+} from "./call-record.js";
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
@@ -13,7 +21,8 @@ import { decisionEvent, resultEvents } from "./step-events.js";
 /**
  * The first step of a resumed run: the paused (or running) state's open step, finished. The
  * humans' decisions and the checkpoint's leftovers are applied (each checked by `planResume`
- * before anything ran) → the approved and not-yet-run calls execute → `endsRun` is asked
+ * before anything ran) → the approved and not-yet-run calls execute, and calls that waited on
+ * a paused sub-agent continue its run → `endsRun` is asked
  * (unless a call of the step ended the run before it paused) → the step is finished.
  */
 export async function resumeStep<Deps>(
@@ -55,6 +64,10 @@ export async function resumeStep<Deps>(
         break;
       case "rerun":
         rerun(open, resolution.parsed);
+        toRun.push(open);
+        break;
+      case "sub-run":
+        continued(open, resolution.parsed, resolution.plan);
         toRun.push(open);
     }
   }

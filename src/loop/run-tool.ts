@@ -1,11 +1,13 @@
 import { messageOf, PolicyError, RetryError } from "../errors.js";
 import type { ToolContentPart } from "../messages.js";
+import type { RunState } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import { isToolError } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import { andThen } from "../util/maybe-promise.js";
 import { threw } from "../util/policy-call.js";
 import type { OpenCall } from "./call-record.js";
+import { linkParentCall } from "./parent-call.js";
 import type { RunContext } from "./run-context.js";
 import { toolContext } from "./tool-context.js";
 
@@ -27,13 +29,15 @@ export type ToolRun =
       output: string;
       error: unknown;
       ms: number;
-    };
+    }
+  | { kind: "paused"; state: RunState; ms: number };
 
 const TIMED_OUT = Symbol("timed out");
 
 /**
  * Runs one allowed call's tool (or the policy's `executeTool`) with its parsed args and the
- * tool's timeout; never rejects for the tool's failure: the failure is the `ToolRun`.
+ * tool's timeout; never rejects for the tool's failure: the failure is the `ToolRun`. A
+ * sub-agent tool whose run paused for approval gives `"paused"`, with the sub-run's state.
  */
 export async function runTool<Deps>(
   run: RunContext<Deps>,
@@ -47,6 +51,7 @@ export async function runTool<Deps>(
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
   const signal = timeout ? AbortSignal.any([run.signal, timeout.signal]) : run.signal;
   const ctx = toolContext(run, tool, call, step, signal);
+  const paused = linkParentCall(run, ctx, step, open.continues);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     let running = invoke(run, open, tools, step, ctx);
@@ -65,6 +70,8 @@ export async function runTool<Deps>(
     // A tool's promise is awaited; any other value (a bare thenable too) is its output as it is.
     const raw = running instanceof Promise ? await running : running;
     const ms = performance.now() - started;
+    const waiting = paused();
+    if (waiting) return { kind: "paused", state: waiting, ms };
     const json = toJsonOutput(raw);
     if (json.ok) return { kind: "ok", output: json.output, content: json.content, raw, ms };
     const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
@@ -75,6 +82,8 @@ export async function runTool<Deps>(
       const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
       return { kind: "timeout", output, error: timeout!.signal.reason, ms };
     }
+    const waiting = paused();
+    if (waiting) return { kind: "paused", state: waiting, ms };
     if (error instanceof PolicyError) {
       return { kind: "policy", output: `not run: ${error.message}`, error, ms };
     }

@@ -8,6 +8,7 @@ import { approvalDigest, sameHex } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
 import { stateProblem } from "./state-schema.js";
+import { type RoutedDecisions, routeDecisions, subAgentOf, waitingCalls } from "./sub-runs.js";
 
 /**
  * A human's decision on one pending call; `digest` binds it to the exact call (and state) it
@@ -24,9 +25,10 @@ export type ApprovalDecisions = Record<string, ApprovalDecision>;
 /**
  * Where a state to resume came from: the loop's own store (trusted); the caller, by value; or
  * the caller, by value, for a run the loop's store has never held ("foreign": only a
- * signature or `trustState` vouches for it, never digests).
+ * signature or `trustState` vouches for it, never digests); or a parent's checked state that
+ * holds it (a paused sub-run: trusted as its parent is).
  */
-export type StateSource = "store" | "value" | "foreign";
+export type StateSource = "store" | "value" | "foreign" | "parent";
 
 /** What of the loop's options a resume is checked against. */
 export interface ResumeSettings<Deps> {
@@ -49,14 +51,16 @@ export interface ResumePlan {
 /**
  * What resuming does with one call of the open step that has no result yet: run it approved
  * (with the human's edited args, or as it was), refuse it, run it (a checkpoint's call that
- * had not started), or settle it as "outcome unknown" (it had started; it is not idempotent).
+ * had not started), settle it as "outcome unknown" (it had started; it is not idempotent), or
+ * continue the paused sub-run it waits on (`plan`, checked with the decisions meant for it).
  * `parsed` is the schema's output for the args that will run, computed once, here.
  */
 export type Resolution =
   | { kind: "approve"; toolCallId: string; args: unknown; parsed: unknown; edited: boolean }
   | { kind: "refuse"; toolCallId: string; reason?: string }
   | { kind: "rerun"; toolCallId: string; parsed: unknown }
-  | { kind: "unknown"; toolCallId: string };
+  | { kind: "unknown"; toolCallId: string }
+  | { kind: "sub-run"; toolCallId: string; parsed: unknown; plan: ResumePlan };
 
 const DECISION_KEYS = ["approve", "args", "reason", "digest"];
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -86,6 +90,11 @@ export async function planResume<Deps>(
       `nothing to resume: run ${state.runId} ended with status "${state.status}"`,
     );
   }
+  if (state.parent && source !== "parent") {
+    throw new ResumeError(
+      `this state is the paused sub-run of call ${state.parent.toolCallId} in run ${state.parent.runId}: it resumes only with its parent; resume the parent's state`,
+    );
+  }
   if (byDigest && state.status !== "needs_approval") {
     throw new ResumeError(
       `a state passed by value resumes by digests only when it waits for approval (this one is "${state.status}"); resume it from the store by its runId`,
@@ -96,26 +105,31 @@ export async function planResume<Deps>(
   checkOpenStep(state, open);
   checkCalls(state, open);
   const checked = checkDecisions(decisions as Record<string, unknown>);
+  // Every key names a waiting call, here or in a sub-run; a sub-run's are checked against this state.
+  const routed = routeDecisions(waitingCalls(state), checked);
+  for (const { call, decision } of routed.forSubRuns) {
+    await checkDigest(state, stateDigest, call.key, call.record, decision);
+  }
   const resolutions: Resolution[] = [];
-  const pendingIds = new Set<string>();
   for (const record of open.calls) {
     if (record.result) continue;
-    if (record.verdict === "needs-approval") pendingIds.add(record.toolCallId);
-    else if (byDigest) {
+    if (record.verdict !== "needs-approval" && !record.subRun && byDigest) {
       throw new ResumeError(
         `call ${record.toolCallId} has verdict "${record.verdict}" and no result, which a paused state never has; the state is damaged`,
       );
     }
-    resolutions.push(await resolve(options, state, stateDigest, record, checked));
-  }
-  for (const id of Object.keys(checked)) {
-    if (!pendingIds.has(id)) {
-      throw new ResumeError(
-        `no pending call has the id "${id}"; pending: ${[...pendingIds].join(", ") || "none"}`,
-      );
-    }
+    resolutions.push(await resolve(options, state, stateDigest, record, routed));
   }
   return { state, resolutions };
+}
+
+/** The paused sub-runs a plan continues, at any depth: each state is claimed once, with its parent's. */
+export function subRunStateIds(plan: ResumePlan): string[] {
+  return plan.resolutions.flatMap((resolution) =>
+    resolution.kind === "sub-run"
+      ? [resolution.plan.state.stateId, ...subRunStateIds(resolution.plan)]
+      : [],
+  );
 }
 
 /** A copy of the given state that no one else holds: plain JSON data, read once. */
@@ -168,7 +182,7 @@ async function trustOf<Deps>(
   if (signature !== undefined) {
     throw new ResumeError("the state is signed; give the loop the signingKey it was signed with");
   }
-  if (source === "store" || options.trustState) return false;
+  if (source === "store" || source === "parent" || options.trustState) return false;
   if (source === "foreign") {
     throw new ResumeError(
       `this loop's store has never held run ${state.runId}, so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
@@ -248,7 +262,8 @@ function checkCalls(state: RunState, open: StepRecord): void {
     new ResumeError(`the state is damaged: ${what}; tollgate never writes such a state`);
   if (open.calls.length === 0) throw damaged("its open step has no tool calls");
   const waiting = open.calls.filter((call) => call.verdict === "needs-approval" && !call.result);
-  if (state.status === "needs_approval" && waiting.length === 0) {
+  const onSubRuns = open.calls.some((call) => call.subRun && !call.result);
+  if (state.status === "needs_approval" && waiting.length === 0 && !onSubRuns) {
     throw damaged("it waits for approval, but no call of its open step does");
   }
   const argless = waiting.find((call) => call.args === undefined);
@@ -303,18 +318,21 @@ async function resolve<Deps>(
   state: RunState,
   stateDigest: () => Promise<string>,
   record: CallRecord,
-  decisions: Record<string, ApprovalDecision>,
+  routed: RoutedDecisions<ApprovalDecision>,
 ): Promise<Resolution> {
   const { toolCallId } = record;
   const tool = options.tools.find(record.toolName);
+  if (record.subRun) {
+    return continuedSubRun(options, state, record, routed.nested.get(toolCallId) ?? {});
+  }
   if (record.verdict === "needs-approval") {
-    const decision = decisions[record.toolCallId];
+    const decision = routed.own[record.toolCallId];
     if (!decision) {
       throw new ResumeError(
         `call ${record.toolCallId} (${record.toolName}) waits for a decision; give { approve: true } or { approve: false }`,
       );
     }
-    await checkDigest(state, stateDigest, record, decision);
+    await checkDigest(state, stateDigest, toolCallId, record, decision);
     if (!decision.approve) {
       return decision.reason === undefined
         ? { kind: "refuse", toolCallId }
@@ -341,21 +359,68 @@ async function resolve<Deps>(
   };
 }
 
+/** A decision's digest, when it has one, must be the one sealed for the call (`key`) in this state. */
 async function checkDigest(
   state: RunState,
   stateDigest: () => Promise<string>,
+  key: string,
   record: CallRecord,
   decision: ApprovalDecision,
 ): Promise<void> {
   if (decision.digest === undefined) return;
   const { runId } = state;
-  const { toolCallId, toolName, args } = record;
-  const digest = await approvalDigest(runId, toolCallId, toolName, args, await stateDigest());
+  const { toolName, args } = record;
+  const digest = await approvalDigest(runId, key, toolName, args, await stateDigest());
   if (!sameHex(decision.digest, digest)) {
     throw new ResumeError(
-      `the decision for call ${record.toolCallId} was made for other args, another call or another state (digest mismatch); nothing ran`,
+      `the decision for call ${key} was made for other args, another call or another state (digest mismatch); nothing ran`,
     );
   }
+}
+
+/**
+ * A call that waits on its sub-agent's paused run: the sub-agent checks its state with the
+ * decisions meant for it (nothing runs), and the call continues that run on resume.
+ */
+async function continuedSubRun<Deps>(
+  options: ResumeSettings<Deps>,
+  state: RunState,
+  record: CallRecord,
+  decisions: Record<string, ApprovalDecision>,
+): Promise<Resolution> {
+  const { toolCallId, toolName } = record;
+  const tool = options.tools.find(toolName);
+  const agent = subAgentOf(tool);
+  if (!agent) {
+    throw new ResumeError(
+      tool
+        ? `call ${toolCallId} waits on a paused sub-run, but tool ${toolName} of this loop is not a sub-agent (build it with loop.asTool())`
+        : `tool ${toolName} is not in this loop's toolset (it has: ${options.tools.names().join(", ") || "no tools"})`,
+    );
+  }
+  const nested = record.subRun as unknown as RunState;
+  if (
+    record.verdict !== "allow" ||
+    record.started ||
+    nested.status !== "needs_approval" ||
+    nested.parent?.runId !== state.runId ||
+    nested.parent.toolCallId !== toolCallId
+  ) {
+    throw new ResumeError(
+      `the state is damaged: call ${toolCallId} waits on a sub-run that is not its own paused run; tollgate never writes such a state`,
+    );
+  }
+  let plan: ResumePlan;
+  try {
+    plan = (await agent.plan(nested, decisions)) as ResumePlan;
+  } catch (error) {
+    if (!(error instanceof ResumeError)) throw error;
+    throw new ResumeError(`in the sub-run of call ${toolCallId} (${toolName}): ${error.message}`, {
+      cause: error,
+    });
+  }
+  const parsed = await parsedArgs(options, record, record.args, false);
+  return { kind: "sub-run", toolCallId, parsed, plan };
 }
 
 /** A human's edit as args in the model's form: JSON data within the loop's limits. */

@@ -66,7 +66,18 @@ export interface RunState {
   pending?: PendingApproval[];
   /** A paused step's call whose result ends the run once the pending calls are settled. */
   endedBy?: ToolCall;
+  /**
+   * A sub-agent's run (`loop.asTool`): the run and call that started it. Such a state lives
+   * inside its parent's and resumes only through the parent's `resume()`.
+   */
+  parent?: SubRunParent;
   signature?: string;
+}
+
+/** The run and the call that started a sub-run. */
+export interface SubRunParent {
+  runId: string;
+  toolCallId: string;
 }
 
 /** The signature of a state: HMAC-SHA-256 over the canonical JSON of all but `signature`. */

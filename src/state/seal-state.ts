@@ -2,6 +2,7 @@ import type { PendingApproval } from "../step-record.js";
 import { approvalDigest } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { signatureOf, stateDigestOf } from "./run-state.js";
+import { waitingCalls } from "./sub-runs.js";
 
 /**
  * Finishes a state for writing: lists the calls of its open step that wait for a decision,
@@ -18,17 +19,21 @@ export async function sealState(
   return state;
 }
 
+/**
+ * The calls waiting for a decision: the open step's own, and those of paused sub-runs nested
+ * in it (each naming its sub-run), every digest bound to this state, which holds theirs.
+ */
 async function pendingOf(state: RunState): Promise<PendingApproval[]> {
-  if (state.status !== "needs_approval" && state.status !== "running") return [];
-  const calls = state.steps[state.steps.length - 1]?.calls ?? [];
-  const waiting = calls.filter((call) => call.verdict === "needs-approval" && !call.result);
+  const waiting = waitingCalls(state);
   if (waiting.length === 0) return [];
   const stateDigest = await stateDigestOf(state);
   return Promise.all(
-    waiting.map(async ({ toolCallId, toolName, args, reason }) => {
-      const digest = await approvalDigest(state.runId, toolCallId, toolName, args, stateDigest);
+    waiting.map(async ({ key, path, runId, record }) => {
+      const { toolCallId, toolName, args, reason } = record;
+      const digest = await approvalDigest(state.runId, key, toolName, args, stateDigest);
       const pending: PendingApproval = { toolCallId, toolName, args, digest };
       if (reason !== undefined) pending.reason = reason;
+      if (path.length > 0) pending.subRun = { runId, path };
       return Object.freeze(pending);
     }),
   );

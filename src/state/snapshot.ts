@@ -3,7 +3,7 @@ import { zeroUsage } from "../messages.js";
 import type { StepRecord } from "../step-record.js";
 import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { mergeLimits, NO_LIMITS } from "../usage-limits.js";
-import type { DeniedCall, RunState } from "./run-state.js";
+import type { DeniedCall, RunState, SubRunParent } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
 
 /**
@@ -31,6 +31,8 @@ export interface RunData {
   readonly callCounts: CallCounts;
   /** The record of the step in progress, for checkpoints; set while a step is open. */
   openStep: (() => StepRecord) | undefined;
+  /** A sub-agent's run: the run and call that started it. */
+  readonly parent?: SubRunParent | undefined;
 }
 
 /**
@@ -63,6 +65,7 @@ export function snapshot(
     callCounts: { ...run.callCounts },
   };
   if (extras.endedBy) state.endedBy = extras.endedBy;
+  if (run.parent) state.parent = { ...run.parent };
   return state;
 }
 
@@ -82,6 +85,7 @@ export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_
     unavailableCalls: new Map(Object.entries(state.unavailableCalls)),
     executed: state.executed.slice(),
     denied: state.denied.slice(),
+    ...(state.parent ? { parent: state.parent } : {}),
     limits: mergeLimits(loopLimits, state.limits),
     callCounts: state.callCounts ? { ...state.callCounts } : countedCalls(state),
     openStep: undefined,

@@ -154,6 +154,7 @@ const callRecord = {
     reason: text,
     result: toolResult,
     ms: { type: "number", minimum: 0 },
+    subRun: { $ref: "#" }, // a paused sub-agent's state: a whole RunState, checked the same way
   },
   additionalProperties: false,
 };
@@ -258,9 +259,27 @@ export const RUN_STATE_SCHEMA = {
       items: {
         type: "object",
         required: ["toolCallId", "toolName", "args", "digest"],
-        properties: { toolCallId: id, toolName: text, args: true, reason: text, digest: hex64 },
+        properties: {
+          toolCallId: id,
+          toolName: text,
+          args: true,
+          reason: text,
+          digest: hex64,
+          subRun: {
+            type: "object",
+            required: ["runId", "path"],
+            properties: { runId: id, path: { type: "array", minItems: 1, items: id } },
+            additionalProperties: false,
+          },
+        },
         additionalProperties: false,
       },
+    },
+    parent: {
+      type: "object",
+      required: ["runId", "toolCallId"],
+      properties: { runId: id, toolCallId: id },
+      additionalProperties: false,
     },
     endedBy: {
       type: "object",
