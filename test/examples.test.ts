@@ -78,6 +78,14 @@ const expectedOutput: Record<string, RegExp[]> = {
     /completed after 2 steps, 35 tokens/,
     /^streamed: 2 \|\+ \|3 \|= \|5\. \(completed\)$/m,
   ],
+  "limits.ts": [
+    /^limit_reached: toolCalls \(limit 4, used 4\)$/m,
+    /^ {2}\{"query":"pydantic-ai"\} → 3 results for "pydantic-ai"$/m,
+    /^ {2}\{"query":"openai agents"\} → not run: limit reached \(toolCalls 4\)$/m,
+    /^limit_reached: \{"name":"totalTokens","value":1000,"used":1000\}$/m,
+    /^paused: 1 of 2 tool calls used$/m,
+    /^resumed: limit_reached, \{"name":"toolCalls","value":2,"used":2\}$/m,
+  ],
   "approval-across-processes.ts": [
     /paused: pay \{"invoice":"INV-7","amountEur":250\} needs approval/,
     /resumed in process \d+: completed: Invoice INV-7 is paid\./,
@@ -144,6 +152,18 @@ const expectedValue: Record<string, (value: any) => void> = {
   },
   "testing.ts": (passed: string[]) => {
     expect(passed).toHaveLength(5);
+  },
+  "limits.ts": ({ capped, tokens, resumed }: Record<string, RunResult>) => {
+    expect(capped!.limit).toEqual({ name: "toolCalls", value: 4, used: 4 });
+    expect(capped!.state.callCounts).toEqual({ modelCalls: 2, toolCalls: 4 });
+    expect(tokens!.limit).toEqual({ name: "totalTokens", value: 1000, used: 1000 });
+    expect(tokens!.state.limits).toEqual({ toolCalls: 4, totalTokens: 1000 });
+    expect(resumed!.limit).toEqual({ name: "toolCalls", value: 2, used: 2 });
+    expect(resumed!.steps.map((step) => step.calls.map((call) => call.result?.isError))).toEqual([
+      [false],
+      [false],
+      [true, true],
+    ]);
   },
 };
 
