@@ -12,6 +12,8 @@ import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { checkSettings } from "./model/settings.js";
+import type { OutputOption } from "./output/output-option.js";
+import { resolveOutput } from "./output/output-option.js";
 import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import { recentIds } from "./state/recent-ids.js";
@@ -42,6 +44,8 @@ export interface RunOptions<Deps = unknown> {
   instructions?: string | undefined;
   /** Settings for this run, over the loop's: a key given here wins, the loop's others stay. */
   settings?: ModelSettings | undefined;
+  /** Replaces the loop's structured `output` for this run (`result.output` is typed from it). */
+  output?: OutputOption<any> | undefined;
   /**
    * Usage limits for this run, over the loop's, key by key: `{ toolCalls: 3 }` changes that
    * limit and keeps the loop's others. They hold across `resume()`: the state carries them.
@@ -67,6 +71,8 @@ export interface ResumeOptions<Deps = unknown> {
   instructions?: string | undefined;
   /** Settings for the rest of the run, over the loop's, key by key. */
   settings?: ModelSettings | undefined;
+  /** The structured `output` of the rest of the run, when `run()` was given its own (a state does not hold it). */
+  output?: OutputOption<any> | undefined;
 }
 
 const RUN_KEYS = [
@@ -77,8 +83,9 @@ const RUN_KEYS = [
   "instructions",
   "settings",
   "limits",
+  "output",
 ] as const;
-const RESUME_KEYS = ["signal", "deps", "instructions", "settings"] as const;
+const RESUME_KEYS = ["signal", "deps", "instructions", "settings", "output"] as const;
 
 /** What other agent libraries call these options (the AI SDK's `abortSignal`, the Agents SDK's `context`). */
 const RUN_ALIASES: Record<string, string> = {
@@ -124,13 +131,13 @@ const defaultListenerError: ListenerErrorHandler = (error, event) => {
  * const loop = new AgentLoop({ provider, tools: [getWeather] });
  * const { text } = await loop.run("What's the weather in Oslo?");
  */
-export class AgentLoop<Deps = unknown> {
+export class AgentLoop<Deps = unknown, Output = unknown> {
   readonly #options: ResolvedOptions<Deps>;
   readonly #bus: EventBus;
   /** States this loop resumed, when it has no store (bounded: the latest 10,000). */
   readonly #resumed = recentIds(REMEMBERED_RESUMES);
 
-  constructor(options: AgentLoopOptions<Deps>) {
+  constructor(options: AgentLoopOptions<Deps> & { output?: OutputOption<Output> | undefined }) {
     this.#options = resolveOptions(options);
     this.#bus = new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError);
   }
@@ -176,8 +183,11 @@ export class AgentLoop<Deps = unknown> {
   }
 
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
-  async run(input: string | Message[], options: RunOptions<Deps> = {}): Promise<RunResult> {
-    return this.#begin(this.#fresh(input, options), options).result;
+  async run<O = Output>(
+    input: string | Message[],
+    options: RunOptions<Deps> & { output?: OutputOption<O> | undefined } = {},
+  ): Promise<RunResult<O>> {
+    return this.#begin(this.#fresh(input, options), options).result as Promise<RunResult<O>>;
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
@@ -201,13 +211,13 @@ export class AgentLoop<Deps = unknown> {
    * @example
    * const result = await loop.resume(runId, { [id]: { approve: true, digest } });
    */
-  async resume(
+  async resume<O = Output>(
     state: RunState | string,
     decisions: ApprovalDecisions = {},
-    options: ResumeOptions<Deps> = {},
-  ): Promise<RunResult> {
+    options: ResumeOptions<Deps> & { output?: OutputOption<O> | undefined } = {},
+  ): Promise<RunResult<O>> {
     const prepared = await this.#prepareResume(state, decisions, options);
-    return this.#begin(prepared.data, options, prepared).result;
+    return this.#begin(prepared.data, options, prepared).result as Promise<RunResult<O>>;
   }
 
   /** `resume()`, yielding every event as it happens. */
@@ -309,6 +319,13 @@ export class AgentLoop<Deps = unknown> {
     return { state: stored, source: "store" };
   }
 
+  /** A run's own structured output, checked as the loop's is; else the loop's. */
+  #outputOf(given: OutputOption<any> | undefined) {
+    if (given === undefined) return this.#options.output;
+    const { provider, tools, maxRetries } = this.#options;
+    return resolveOutput(given, provider, tools.names(), maxRetries, "run()");
+  }
+
   /** Claims a state for this resume, in the store when there is one; a second claim fails. */
   async #claim(stateId: string): Promise<void> {
     const already = () =>
@@ -363,6 +380,7 @@ export class AgentLoop<Deps = unknown> {
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       instructions: options.instructions ?? this.#options.instructions,
       settings: mergedSettings(this.#options.settings, options.settings),
+      output: this.#outputOf(options.output),
       signal,
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.

@@ -86,6 +86,13 @@ export type LoopEvent =
       toolName: string;
       event: LoopEvent;
     }
+  | {
+      /** Structured output taking shape while the model streams it (partial JSON, read leniently). */
+      type: "output-delta";
+      runId: string;
+      step: number;
+      output: unknown;
+    }
   | { type: "step-finish"; runId: string; step: number; record: StepRecord }
   | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult };
 

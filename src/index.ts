@@ -45,6 +45,12 @@ export { contentText } from "./messages.js";
 export type { ProviderDefinition } from "./model/define-provider.js";
 export { defineProvider } from "./model/define-provider.js";
 export { collectResponse } from "./model/response-assembler.js";
+export type {
+  InferOutputOf,
+  OutputMode,
+  OutputOption,
+  OutputSchema,
+} from "./output/output-option.js";
 export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./policy.js";
 export type {
   FinishReason,

@@ -2,6 +2,8 @@ import type { ListenerErrorHandler, LoopListener } from "./events.js";
 import type { PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
 import { checkSettings } from "./model/settings.js";
+import type { OutputOption, ResolvedOutput } from "./output/output-option.js";
+import { resolveOutput } from "./output/output-option.js";
 import type { LoopPolicy } from "./policy.js";
 import type { ModelSettings, Provider } from "./provider.js";
 import type { RunStore } from "./state/run-store.js";
@@ -78,6 +80,11 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
   /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
   stateMigrations?: Record<number, (state: any) => unknown> | undefined;
   /**
+   * Structured output: the final answer's schema (or `{ schema, mode?, name?, description? }`);
+   * the answer is validated and comes back as `result.output`. A run may give its own.
+   */
+  output?: OutputOption<any> | undefined;
+  /**
    * Caps per run on model calls, tool executions and tokens; reaching one ends the run with
    * status "limit_reached". A run may give its own, key by key over these.
    */
@@ -107,6 +114,8 @@ export interface ResolvedOptions<Deps> {
   argsLimits: ArgsLimits;
   repeatDenied: "auto-deny" | "ask";
   stateMigrations: Record<number, (state: any) => unknown>;
+  /** The loop's structured output, checked. */
+  output: ResolvedOutput | undefined;
   limits: Readonly<UsageLimits>;
 }
 
@@ -132,6 +141,7 @@ const LOOP_KEYS = [
   "repeatDenied",
   "stateMigrations",
   "argsLimits",
+  "output",
   "limits",
 ] as const;
 
@@ -192,6 +202,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   if (typeof trustState !== "boolean") {
     throw new TypeError("AgentLoop: `trustState` must be true or false");
   }
+  const maxRetries = wholeNumber("maxRetries", options.maxRetries ?? 1, 0);
   optionalType("instructions", options.instructions, "string");
   optionalType("onEvent", options.onEvent, "function");
   optionalType("onListenerError", options.onListenerError, "function");
@@ -209,7 +220,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     maxSteps: wholeNumber("maxSteps", options.maxSteps ?? 20, 1),
     maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
     toolErrors,
-    maxRetries: wholeNumber("maxRetries", options.maxRetries ?? 1, 0),
+    maxRetries,
     settings: checkSettings("AgentLoop", options.settings),
     signal: options.signal,
     store: options.store === undefined ? undefined : storeCalls(checkStore(options.store)),
@@ -218,6 +229,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     repeatDenied,
     stateMigrations: checkMigrations(options.stateMigrations),
     argsLimits: checkArgsLimits(options.argsLimits),
+    output: resolveOutput(options.output, provider, tools.names(), maxRetries, "AgentLoop"),
     limits: checkLimits("AgentLoop", options.limits),
   };
 }

@@ -17,16 +17,8 @@ export interface RunResultBase {
   state: RunState;
 }
 
-/**
- * What `run()` resolves with for every normal ending, discriminated by `status`: check it and
- * TypeScript knows which fields are there (`pending` when `"needs_approval"`, `endedBy` when
- * `"ended_by_tool"`, `limit` when `"limit_reached"`).
- *
- * @example
- * const result = await loop.run(prompt);
- * if (result.status === "needs_approval") save(result.state, result.pending);
- */
-export type RunResult =
+/** Every ending of a run, each status with its own fields; `RunResult` adds `output`. */
+type RunEnding =
   | (RunResultBase & {
       /** The model answered without tool calls, or the steps ran out (`maxSteps`). */
       status: "completed" | "max_steps";
@@ -66,4 +58,26 @@ export type RunResult =
       pending?: undefined;
       /** The usage limit that ended the run: its name, its value, and what was used. */
       limit: ReachedLimit;
+    });
+
+/**
+ * What `run()` resolves with for every normal ending, discriminated by `status`: check it and
+ * TypeScript knows which fields are there (`output` when `"completed"`, `pending` when
+ * `"needs_approval"`, `endedBy` when `"ended_by_tool"`, `limit` when `"limit_reached"`).
+ * `Output` is the type of the loop's (or the run's) `output` schema.
+ *
+ * @example
+ * const result = await loop.run(prompt);
+ * if (result.status === "needs_approval") save(result.state, result.pending);
+ */
+export type RunResult<Output = unknown> =
+  | (Exclude<RunEnding, { status: "completed" | "max_steps" }> & { output?: undefined })
+  | (Extract<RunEnding, { status: "completed" | "max_steps" }> & {
+      status: "completed";
+      /** The final answer, validated against the `output` schema (undefined without one). */
+      output: Output;
+    })
+  | (Extract<RunEnding, { status: "completed" | "max_steps" }> & {
+      status: "max_steps";
+      output?: undefined;
     });

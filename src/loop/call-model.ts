@@ -3,6 +3,8 @@ import { addUsage } from "../messages.js";
 import { responseToParts } from "../model/define-provider.js";
 import { checkStreamPart } from "../model/provider-parts.js";
 import { ResponseAssembler } from "../model/response-assembler.js";
+import { promptedInstructions } from "../output/final-answer.js";
+import { outputDeltas } from "../output/output-deltas.js";
 import type { ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
@@ -18,9 +20,15 @@ export function callModel<Deps>(
   step: number,
   tools: ToolsOfStep<Deps>,
 ): Promise<ModelResponse> {
-  const { instructions, settings } = run;
+  const { settings, output } = run;
+  const instructions =
+    output?.mode === "prompted" ? promptedInstructions(run.instructions, output) : run.instructions;
   const request: ModelRequest = { messages: run.messages.slice(), tools: tools.specs.slice() };
   if (instructions !== undefined) request.system = instructions;
+  if (output?.mode === "native") {
+    const { name, description, jsonSchema: schema } = output;
+    request.responseFormat = { type: "json", schema, name, description };
+  }
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
   if (settings !== undefined) request.settings = settings;
   return modelResponse(run, request, step).then((response) => {
@@ -43,14 +51,20 @@ async function modelResponse<Deps>(
   const { provider } = run.options;
   const options = { signal: run.signal };
   const assembler = new ResponseAssembler(provider.name);
+  const outputOf = run.output && run.listening ? outputDeltas(run.output) : undefined;
+  const emitDeltas = (part: ModelStreamPart) => {
+    const event = run.listening && deltaEvent(run.runId, step, part);
+    if (event) run.emit(event);
+    const output = outputOf?.(part);
+    if (output !== undefined) run.emit({ type: "output-delta", runId: run.runId, step, output });
+  };
   if (!provider.stream) {
     const response = await provider.generate(request, options);
     run.signal.throwIfAborted();
     for (const given of responseToParts(provider.name, response)) {
       const part = checkStreamPart(provider.name, given);
       assembler.add(part);
-      const event = run.listening && deltaEvent(run.runId, step, part);
-      if (event) run.emit(event);
+      emitDeltas(part);
     }
     return assembler.close();
   }
@@ -63,8 +77,7 @@ async function modelResponse<Deps>(
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);
-      const event = run.listening && deltaEvent(run.runId, step, part);
-      if (event) run.emit(event);
+      emitDeltas(part);
     }
     finished = true;
   } finally {

@@ -9,7 +9,7 @@ import type { RunContext } from "./run-context.js";
 /** How a step ended, for the loop to decide what comes next. */
 export type StepOutcome =
   | { kind: "continue" }
-  | { kind: "completed" }
+  | { kind: "completed"; output?: { value: unknown } }
   | { kind: "stopped"; reason?: string }
   | { kind: "ended"; endedBy: ToolCall }
   | { kind: "paused"; endedBy?: ToolCall }

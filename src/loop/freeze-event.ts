@@ -19,6 +19,9 @@ export function freezeEvent(event: LoopEvent): LoopEvent {
     case "tool-result":
       deepFreeze(event.output);
       break;
+    case "output-delta":
+      deepFreeze(event.output);
+      break;
     case "step-finish":
       deepFreeze(event.record);
       break;

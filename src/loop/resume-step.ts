@@ -12,6 +12,7 @@ import {
 } from "./call-record.js";
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
+import { completeWith, outputOfStep } from "./final-answer.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
 import { limitOfStep } from "./limit-checks.js";
 import { reopenStep } from "./open-step.js";
@@ -75,6 +76,8 @@ export async function resumeStep<Deps>(
   const succeeded = await executeCalls(run, step, toRun);
   const limit = limitOfStep(run, step);
   if (limit) return finishStep(run, step, { limit });
+  const output = outputOfStep(run, step);
+  if (output) return completeWith(run, step, output, finishStep);
   const ending = state.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });

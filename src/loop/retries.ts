@@ -1,7 +1,8 @@
-import { TollgateError, ToolRetriesExceededError } from "../errors.js";
+import { messageOf, TollgateError, ToolRetriesExceededError } from "../errors.js";
 import { withoutAdvice } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import type { OpenCall } from "./call-record.js";
+import { failOutput } from "./final-answer.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -29,6 +30,11 @@ export function countFailure<Deps>(run: RunContext<Deps>, open: OpenCall<Deps>):
 
 /** Counts one failure of a tool; throws `ToolRetriesExceededError` past its `maxRetries`. */
 export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: unknown): void {
+  // The final-answer tool's failures are the output's: `OutputValidationError` past the budget.
+  if (tool === run.output?.tool) {
+    failOutput(run, messageOf(cause));
+    return;
+  }
   const failures = (run.retries.get(tool.name) ?? 0) + 1;
   run.retries.set(tool.name, failures);
   if (failures > tool.maxRetries)

@@ -1,5 +1,6 @@
 import type { LoopEvent } from "../events.js";
 import type { ResolvedOptions } from "../loop-options.js";
+import type { ResolvedOutput } from "../output/output-option.js";
 import type { ModelSettings } from "../provider.js";
 import type { RunLease } from "../state/run-store.js";
 import type { RunWrites } from "../state/run-writes.js";
@@ -13,6 +14,8 @@ export interface RunContext<Deps> extends RunData, RunWrites {
   readonly instructions: string | undefined;
   /** The model settings of this run: the run's own, else the loop's. */
   readonly settings: ModelSettings | undefined;
+  /** The structured output of this run: the run's own, else the loop's. */
+  readonly output: ResolvedOutput | undefined;
   /**
    * Aborts when the caller aborts or the run is abandoned; tools get it. The run rejects the
    * moment it aborts; the loop checks it after every await, so nothing more runs or is emitted.

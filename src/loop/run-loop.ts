@@ -91,7 +91,7 @@ function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState):
     case "paused":
       return { status: "needs_approval", ...base, pending: state.pending?.slice() ?? [] };
     case "completed":
-      return { status: "completed", ...base };
+      return { status: "completed", ...base, output: outcome.output?.value };
     case "continue":
       return { status: "max_steps", ...base };
     case "limit":

@@ -3,6 +3,7 @@ import { isPromise } from "../util/maybe-promise.js";
 import { callModel } from "./call-model.js";
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
+import { completeWith, outputOfCalls, outputOfText, withOutputTool } from "./final-answer.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
 import { gateCalls } from "./gate-calls.js";
 import { limitOfStep } from "./limit-checks.js";
@@ -19,7 +20,7 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const index = run.steps.length;
   const started = performance.now();
   const prepared = prepareStep(run);
-  const tools = isPromise(prepared) ? await prepared : prepared;
+  const tools = withOutputTool(run, isPromise(prepared) ? await prepared : prepared);
   if (run.listening) {
     const { shownNames, callableNames } = tools;
     run.emit({
@@ -33,13 +34,18 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const response = await callModel(run, index, tools);
   const step = openStep(run, index, started, tools, response);
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
-  if (parts.length === 0) return finishStep(run, step);
+  if (parts.length === 0) {
+    const completed = finishStep(run, step);
+    return run.output ? outputOfText(run, step) : completed;
+  }
   const gated = gateCalls(run, step, parts, tools);
   const stop = isPromise(gated) ? await gated : gated;
   if (stop) return finishStep(run, step, { stop });
   const succeeded = await executeCalls(run, step, allowed(step));
   const limit = limitOfStep(run, step);
   if (limit) return finishStep(run, step, { limit });
+  const output = outputOfCalls(run, succeeded);
+  if (output) return completeWith(run, step, output, finishStep);
   const ending = endsRun(run, succeeded, tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });

@@ -25,12 +25,13 @@ export function fakeProvider(
     signal?.throwIfAborted();
     return toResponse(await answer(request, step, signal), step);
   };
-  const provider: Provider & { requests: ModelRequest[] } = {
+  const provider: Provider & { requests: ModelRequest[]; supportsNativeOutput?: boolean } = {
     name: options.name,
     model: options.model,
     requests,
     generate: (request, { signal }) => respond(request, signal),
   };
+  if (options.supportsNativeOutput === true) provider.supportsNativeOutput = true;
   if (options.stream) {
     provider.stream = async function* (request, { signal }) {
       yield* chunkedParts(await respond(request, signal), chunkSize);

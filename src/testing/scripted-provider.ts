@@ -45,6 +45,7 @@ export function scriptedProvider(
     name: provider.name,
     model: provider.model,
     requests: provider.requests,
+    ...(provider.supportsNativeOutput ? { supportsNativeOutput: true } : {}),
     generate: provider.generate,
     ...(provider.stream ? { stream: provider.stream } : {}),
     get remaining() {

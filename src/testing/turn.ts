@@ -39,6 +39,12 @@ export interface FakeProviderOptions {
   chunkSize?: number | undefined;
   name?: string | undefined;
   model?: string | undefined;
+  /**
+   * Declares native structured output, as the adapters do: the loop then sends
+   * `request.responseFormat` and `output`'s default mode is "native" (else "tool"). Script
+   * the answer as `{ text: JSON.stringify(value) }`.
+   */
+  supportsNativeOutput?: boolean | undefined;
 }
 
 /** Turns a reply (or a whole response) into a response; ids are `call_<turn>_<n>` when not given. */

@@ -1,0 +1,61 @@
+import { formatIssues } from "../tools/schema-issues.js";
+import { andThen, type MaybePromise } from "../util/maybe-promise.js";
+import type { ResolvedOutput } from "./output-option.js";
+
+/** A final answer read: the output, or what is wrong with it (paths included), for the model. */
+export type FinalAnswer = { ok: true; output: unknown } | { ok: false; problem: string };
+
+/**
+ * Reads a final answer given as text ("native" and "prompted" modes): the JSON in it (a
+ * ```json fence around it is tolerated), validated against the output schema. In "tool"
+ * mode a text answer is not a final answer: the model is told to call the final-answer tool.
+ */
+export function readFinalText(output: ResolvedOutput, text: string): MaybePromise<FinalAnswer> {
+  if (output.mode === "tool") {
+    return {
+      ok: false,
+      problem: `you answered with text; give your final answer by calling the tool "${output.name}" with the answer as its args`,
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(unfenced(text));
+  } catch (error) {
+    return {
+      ok: false,
+      problem: `your answer is not JSON (${(error as Error).message}); answer with one JSON value that matches the schema, and nothing else`,
+    };
+  }
+  return andThen(output.validate(value) as MaybePromise<ValidationLike>, (result) =>
+    result.issues
+      ? {
+          ok: false as const,
+          problem: `your answer does not match the schema: ${formatIssues(result.issues)}; answer again with JSON that matches it`,
+        }
+      : { ok: true as const, output: result.value },
+  );
+}
+
+type ValidationLike =
+  | { value: unknown; issues?: undefined }
+  | {
+      issues: ReadonlyArray<{
+        message: string;
+        path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+      }>;
+    };
+
+/** The text inside a ```json (or ```) fence, when the answer is one; else the text. */
+export function unfenced(text: string): string {
+  const fenced = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?\s*```\s*$/.exec(text);
+  return fenced ? fenced[1]! : text;
+}
+
+/** The system prompt of "prompted" mode: the run's instructions, then the schema to answer in. */
+export function promptedInstructions(
+  instructions: string | undefined,
+  output: ResolvedOutput,
+): string {
+  const ask = `Give your final answer as one JSON value that matches this JSON Schema, and nothing else (no prose, no code fence):\n${JSON.stringify(output.jsonSchema)}`;
+  return instructions ? `${instructions}\n\n${ask}` : ask;
+}

@@ -1,0 +1,110 @@
+import type { Provider } from "../provider.js";
+import { normalizeSchema, type StandardSchema } from "../tools/schema.js";
+import { type Tool, tool } from "../tools/tool.js";
+import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+
+/** How the model gives its final answer: by calling a tool, by the provider's JSON mode, or as JSON text. */
+export type OutputMode = "tool" | "native" | "prompted";
+
+/** The schema of the final answer: zod 3/4, a Standard Schema, or `jsonSchema({...})`. */
+export type OutputSchema<Output = unknown> = StandardSchema<any, Output>;
+
+/**
+ * The `output` option (loop or run): the final answer's schema, or the schema with how the
+ * model gives it (`mode`; default "native" when the provider supports it, else "tool") and
+ * the name and description of the final-answer tool or JSON schema (default "final_answer").
+ */
+export type OutputOption<Output = unknown> =
+  | OutputSchema<Output>
+  | {
+      schema: OutputSchema<Output>;
+      mode?: OutputMode | undefined;
+      name?: string | undefined;
+      description?: string | undefined;
+    };
+
+/** The value type an `output` option gives `result.output`. */
+export type InferOutputOf<O> =
+  O extends OutputSchema<infer T> ? T : O extends { schema: OutputSchema<infer T> } ? T : unknown;
+
+/** An `output` option, checked once: the schema normalised, the mode chosen. */
+export interface ResolvedOutput {
+  readonly mode: OutputMode;
+  readonly name: string;
+  readonly description: string;
+  readonly jsonSchema: Record<string, unknown>;
+  validate(value: unknown): ReturnType<StandardSchema["~standard"]["validate"]>;
+  /** The final-answer tool, in "tool" mode. */
+  readonly tool: Tool<any> | undefined;
+}
+
+export const DEFAULT_OUTPUT_NAME = "final_answer";
+const DEFAULT_DESCRIPTION =
+  "Give your final answer: call this once you are done, with the answer as its args.";
+const MODES: readonly OutputMode[] = ["tool", "native", "prompted"];
+
+/**
+ * Checks an `output` option (`where`: "AgentLoop", "run()") against the provider and the
+ * loop's tool names: a bad schema or mode, "native" on a provider without it, or a
+ * final-answer tool named like one of the loop's tools is a `TypeError`.
+ */
+export function resolveOutput(
+  option: unknown,
+  provider: Provider,
+  toolNames: readonly string[],
+  maxRetries: number,
+  where: string,
+): ResolvedOutput | undefined {
+  if (option === undefined) return undefined;
+  const given = isPlainObject(option) && "schema" in option ? option : { schema: option };
+  checkKeys(`${where} output`, given, ["schema", "mode", "name", "description"], {
+    type: "schema",
+    strategy: "mode",
+  });
+  const {
+    schema,
+    mode: asked,
+    name = DEFAULT_OUTPUT_NAME,
+    description = DEFAULT_DESCRIPTION,
+  } = given as Record<string, any>;
+  if (asked !== undefined && !MODES.includes(asked)) {
+    throw new TypeError(
+      `${where}: output.mode must be "tool", "native" or "prompted", got ${kindOf(asked)}`,
+    );
+  }
+  if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+    throw new TypeError(
+      `${where}: output.name must be 1–64 letters, digits, "_" or "-", got ${kindOf(name)}`,
+    );
+  }
+  if (typeof description !== "string") {
+    throw new TypeError(
+      `${where}: output.description must be a string, got ${kindOf(description)}`,
+    );
+  }
+  const native = provider.supportsNativeOutput === true;
+  const mode: OutputMode = asked ?? (native ? "native" : "tool");
+  if (mode === "native" && !native) {
+    throw new TypeError(
+      `${where}: output mode "native" needs a provider that supports it; provider "${provider.name}" does not declare supportsNativeOutput. Use mode "tool" (works with every provider that calls tools) or "prompted"`,
+    );
+  }
+  if (toolNames.includes(name)) {
+    throw new TypeError(
+      `${where}: the final-answer tool's name "${name}" is the name of one of the loop's tools; give output.name another name`,
+    );
+  }
+  const normalized = normalizeSchema(schema, name);
+  const outputTool =
+    mode === "tool"
+      ? tool({ name, description, input: schema, maxRetries, execute: (args: unknown) => args })
+      : undefined;
+  return Object.freeze({
+    mode,
+    name,
+    description,
+    jsonSchema: normalized.jsonSchema,
+    validate: (value: unknown) => normalized.validate(value),
+    tool: outputTool,
+  });
+}
