@@ -1,3 +1,7 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import {
   AgentLoop,
@@ -14,9 +18,11 @@ import {
   type ToolResult,
   tool,
 } from "tollgate";
+import { fileRunStore } from "tollgate/file-store";
 import { functionProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { researchTeam } from "./support/research-team.js";
 
 /**
  * Agents as tools (DESIGN section 11): `loop.asTool()` makes a loop a tool of another loop.
@@ -774,5 +780,107 @@ describe("a sub-agent that pauses pauses its parent", () => {
     const done = await top.resume(JSON.parse(saved), decisions);
     expect(done.status).toBe("completed");
     expect(fresh.written).toEqual(["a.txt"]);
+  });
+});
+
+/** Runs the sub-agent child process to its end (or until `until` sees its output), returning stdout. */
+function child(
+  args: string[],
+  until?: (stdout: string) => boolean,
+): { done: Promise<string>; process: ChildProcess } {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const done = new Promise<string>((resolve, reject) => {
+    proc.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+      if (until?.(stdout)) resolve(stdout);
+    });
+    proc.stderr!.on("data", (chunk) => (stderr += chunk));
+    proc.on("exit", (code, signal) =>
+      code === 0 || signal === "SIGKILL"
+        ? resolve(stdout)
+        : reject(new Error(`child exited ${code}: ${stderr}`)),
+    );
+  });
+  return { done, process: proc };
+}
+
+const CHILD = join(import.meta.dirname, "support", "sub-agent-child.ts");
+const tempDir = () => mkdtempSync(join(tmpdir(), "tollgate-sub-agents-"));
+const lines = (file: string) =>
+  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+const outcomeOf = async (run: { done: Promise<string> }) => JSON.parse((await run.done).trim());
+
+// Child processes take seconds each; `npm run mutate` leaves them out.
+describe.skipIf(process.env.TOLLGATE_MUTATION === "1")("across processes", () => {
+  it("another Node process resumes the parent's JSON state, continuing the sub-run; the call runs once", async () => {
+    const dir = tempDir();
+    const log = join(dir, "tools.log");
+    const paused = await researchTeam({ log }).run("go", { runId: "team-run" });
+    expect(paused.pending).toMatchObject([{ toolCallId: "w1", subRun: { path: ["p1"] } }]);
+    writeFileSync(join(dir, "state.json"), JSON.stringify(paused.state));
+    const outcome = await outcomeOf(child(["resume-value", join(dir, "state.json"), log]));
+    expect(outcome).toMatchObject({ status: "completed", text: "lead: writer: wrote notes.md" });
+    expect(outcome.pid).not.toBe(process.pid);
+    expect(lines(log)).toEqual(["write notes.md"]);
+  });
+
+  it("with a file store: one process resumes by run id, a second finds nothing to resume; the call ran once", async () => {
+    const dir = tempDir();
+    const log = join(dir, "tools.log");
+    const storeDir = join(dir, "store");
+    const store = fileRunStore(storeDir, { leaseMs: 300 });
+    const paused = await researchTeam({ log, store }).run("go", { runId: "team-run" });
+    expect(paused.status).toBe("needs_approval");
+    const first = await outcomeOf(child(["resume-store", storeDir, log]));
+    expect(first).toMatchObject({ status: "completed", text: "lead: writer: wrote notes.md" });
+    const second = await outcomeOf(child(["resume-store", storeDir, log]));
+    expect(second).toMatchObject({ error: "ResumeError" });
+    expect(second.message).toMatch(/nothing to resume/);
+    // The paused state by value, once the store moved on: refused too.
+    const stale = await rejection(
+      researchTeam({ log, store }).resume(paused.state, { w1: { approve: true } }),
+    );
+    expect((stale as Error).message).toMatch(/the store holds another state of run team-run/);
+    expect(lines(log)).toEqual(["write notes.md"]);
+  });
+
+  it("two concurrent resumes of the paused state on one file store continue the sub-run once", async () => {
+    const dir = tempDir();
+    const log = join(dir, "tools.log");
+    const storeDir = join(dir, "store");
+    await researchTeam({ log, store: fileRunStore(storeDir) }).run("go", { runId: "team-run" });
+    const outcomes = await Promise.all([
+      outcomeOf(child(["resume-store", storeDir, log])),
+      outcomeOf(child(["resume-store", storeDir, log])),
+    ]);
+    expect(outcomes.filter((o) => o.status === "completed")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.error === "ResumeError")).toHaveLength(1);
+    expect(lines(log)).toEqual(["write notes.md"]);
+  });
+
+  it("a process killed while its sub-agent's tool ran: the recovered parent's call is 'outcome unknown', never run again", async () => {
+    const dir = tempDir();
+    const log = join(dir, "tools.log");
+    const storeDir = join(dir, "store");
+    const run = child(["crash", storeDir, log], (out) => out.includes("started"));
+    await run.done;
+    run.process.kill("SIGKILL");
+    await new Promise((resolve) => run.process.once("exit", resolve));
+    expect(lines(log)).toEqual(["write notes.md"]);
+    const store = fileRunStore(storeDir, { leaseMs: 300 });
+    const checkpoint = await store.get("team-run");
+    expect(checkpoint?.status).toBe("running");
+    expect(checkpoint?.steps[0]?.calls[0]).toMatchObject({ toolCallId: "p1", started: true });
+    await new Promise((resolve) => setTimeout(resolve, 350)); // the dead process's lease runs out
+    const result = await researchTeam({ log, store }).resume("team-run");
+    expect(outputOf(result, "p1")).toMatchObject({
+      isError: true,
+      output: "outcome unknown: the process stopped while this call ran",
+    });
+    expect(lines(log)).toEqual(["write notes.md"]);
   });
 });
