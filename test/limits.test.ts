@@ -4,6 +4,7 @@ import {
   type AgentLoopOptions,
   type LoopEvent,
   type Message,
+  memoryRunStore,
   ResumeError,
   type RunResult,
   type RunState,
@@ -594,6 +595,45 @@ describe("pause and resume keep counting", () => {
     expect(second.ran).toEqual(["send ana", "work 2"]);
     expect(resumed.limit).toEqual({ name: "toolCalls", value: 3, used: 3 });
     expect(resumed.state.callCounts).toEqual({ modelCalls: 3, toolCalls: 3 });
+  });
+
+  it("with a RunStore: resumed by run id, the store's copy keeps counting", async () => {
+    const store = memoryRunStore();
+    const first = agent(turns, { limits: { toolCalls: 2 }, store, trustState: false });
+    const paused = await first.loop.run("go", { runId: "run-7" });
+    expect(paused.status).toBe("needs_approval");
+    const second = agent(turns.slice(1), { store, trustState: false });
+    const resumed = await second.loop.resume("run-7", { s1: { approve: true } });
+    expect(second.ran).toEqual(["send ana"]);
+    expect(resumed.limit).toEqual({ name: "toolCalls", value: 2, used: 2 });
+    expect((await store.get("run-7"))?.callCounts).toEqual({ modelCalls: 2, toolCalls: 2 });
+  });
+
+  it("with a RunStore: a tool's checkpoint counts it before it starts, so a crash cannot give it back", async () => {
+    const store = memoryRunStore();
+    const seen: unknown[] = [];
+    const probe = tool({
+      name: "probe",
+      input: z.object({}),
+      execute: async () => {
+        seen.push((await store.get("run-8"))?.callCounts);
+        return "ok";
+      },
+    });
+    const loop = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ name: "probe" }, { name: "probe" }] },
+        { text: "done" },
+      ]),
+      tools: [probe],
+      store,
+      maxParallelToolCalls: 1,
+    });
+    await loop.run("go", { runId: "run-8" });
+    expect(seen).toEqual([
+      { modelCalls: 1, toolCalls: 1 },
+      { modelCalls: 1, toolCalls: 2 },
+    ]);
   });
 
   it("a damaged count is refused before anything runs", async () => {
