@@ -10,6 +10,7 @@ import { cannotCarry, mediaOf } from "../http/media-parts.js";
 import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
 import { mediaUrl } from "../util/media.js";
+import { isStrictSchema } from "./strict-schema.js";
 
 /** Which body field carries `maxOutputTokens`: OpenAI's current one, or the older one local servers read. */
 export type MaxTokensParam = "max_completion_tokens" | "max_tokens";
@@ -143,11 +144,16 @@ export function chatBody(
   };
 }
 
-/** Structured output: a strict `json_schema` response format. */
+/** Structured output: a `json_schema` response format, strict when the schema allows it. */
 function chatResponseFormat(format: ResponseFormat): Record<string, unknown> {
   const { name, description, schema } = format;
   return {
     type: "json_schema",
-    json_schema: { name, ...(description !== undefined && { description }), schema, strict: true },
+    json_schema: {
+      name,
+      ...(description !== undefined && { description }),
+      schema,
+      strict: isStrictSchema(schema),
+    },
   };
 }

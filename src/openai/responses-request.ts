@@ -11,6 +11,7 @@ import { defined, splitSettings } from "../http/settings.js";
 import { resultText } from "../http/tool-values.js";
 import { mediaUrl } from "../util/media.js";
 import { decodeReasoningSignature } from "./reasoning-signature.js";
+import { isStrictSchema } from "./strict-schema.js";
 
 type InputItem = Record<string, unknown>;
 
@@ -136,7 +137,7 @@ export function responsesBody(
   };
 }
 
-/** Structured output: `text.format`, a strict `json_schema`. */
+/** Structured output: `text.format`, a `json_schema`, strict when the schema allows it. */
 function responsesFormat(format: ResponseFormat): Record<string, unknown> {
   const { name, description, schema } = format;
   return {
@@ -144,6 +145,6 @@ function responsesFormat(format: ResponseFormat): Record<string, unknown> {
     name,
     ...(description !== undefined && { description }),
     schema,
-    strict: true,
+    strict: isStrictSchema(schema),
   };
 }
