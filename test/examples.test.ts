@@ -92,6 +92,13 @@ const expectedOutput: Record<string, RegExp[]> = {
     /resumed again: the store holds another state of run invoice-INV-7/,
     /payments made: 1 \(INV-7 250\)/,
   ],
+  "sub-agents.ts": [
+    /paused: write_file \{"path":"notes\.md",.*\} \(in delegate-1\) needs approval/,
+    /^writer › write_file: needs-approval by tool$/m,
+    /^writer › write_file: allow by approval$/m,
+    /^completed: Research done; the writer saved notes\.md\.$/m,
+    /^usage, both agents: 600 input \+ 150 output tokens$/m,
+  ],
 };
 
 /** Checks of the value `main()` returns, for examples run in-process. */
@@ -152,6 +159,14 @@ const expectedValue: Record<string, (value: any) => void> = {
   },
   "testing.ts": (passed: string[]) => {
     expect(passed).toHaveLength(5);
+  },
+  "sub-agents.ts": ({ paused, done }: { paused: RunResult; done: RunResult }) => {
+    expect(paused.status).toBe("needs_approval");
+    expect(paused.pending).toMatchObject([
+      { toolCallId: "write-1", toolName: "write_file", subRun: { path: ["delegate-1"] } },
+    ]);
+    expect(done.status).toBe("completed");
+    expect(done.steps[1]!.calls[0]!.result?.output).toBe("Saved the notes to notes.md.");
   },
   "limits.ts": ({ capped, tokens, resumed }: Record<string, RunResult>) => {
     expect(capped!.limit).toEqual({ name: "toolCalls", value: 4, used: 4 });
