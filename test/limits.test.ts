@@ -467,6 +467,42 @@ describe("a limit only stops calls; it never lets one run", () => {
   });
 });
 
+describe("structured output in tool mode", () => {
+  const answer = z.object({ summary: z.string() });
+
+  it("the final-answer tool is the model's answer, not a tool execution: toolCalls neither counts nor stops it", async () => {
+    const { loop, ran } = agent(
+      [
+        work(1),
+        {
+          toolCalls: [
+            { name: "work", args: { n: 2 }, id: "w2" },
+            { name: "final_answer", args: { summary: "done" }, id: "f" },
+          ],
+        },
+      ],
+      { limits: { toolCalls: 1 }, output: { schema: answer, mode: "tool" } },
+    );
+    const result = await loop.run("go");
+    expect(result.status).toBe("completed");
+    expect(result.output).toEqual({ summary: "done" });
+    expect(ran).toEqual(["work 1"]);
+    expect(resultOf(result, "w2")?.output).toBe("not run: limit reached (toolCalls 1)");
+    expect(result.state.callCounts).toEqual({ modelCalls: 2, toolCalls: 1 });
+    expectOneResultPerCall(result.messages);
+  });
+
+  it("toolCalls: 0 still lets the model answer through the final-answer tool", async () => {
+    const { loop } = agent([{ toolCalls: [{ name: "final_answer", args: { summary: "ok" } }] }], {
+      limits: { toolCalls: 0 },
+      output: { schema: answer, mode: "tool" },
+    });
+    const result = await loop.run("go");
+    expect(result.status).toBe("completed");
+    expect(result.output).toEqual({ summary: "ok" });
+  });
+});
+
 describe("parallel calls", () => {
   it("a limit in a step of parallel calls: the first calls run, the rest get 'not run', each call one result in call order", async () => {
     const ids = [1, 2, 3, 4, 5];

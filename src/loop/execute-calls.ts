@@ -126,7 +126,7 @@ class StepExecution<Deps> {
   startOne(open: OpenCall<Deps>): Promise<void> {
     if (this.halted) return Promise.resolve();
     const run = this.#run;
-    const limit = takeToolCall(run);
+    const limit = takeToolCall(run, open);
     if (limit) {
       notRunByLimit(open, limit);
       this.#step.limit ??= limit;

@@ -29,8 +29,16 @@ export function takeModelCall<Deps>(run: RunContext<Deps>): ReachedLimit | undef
   return undefined;
 }
 
-/** Before a tool execution: the `toolCalls` limit when it is used up, else `undefined`, and the execution is counted. */
-export function takeToolCall<Deps>(run: RunContext<Deps>): ReachedLimit | undefined {
+/**
+ * Before a tool execution: the `toolCalls` limit when it is used up, else `undefined`, and the
+ * execution is counted. The final-answer tool of structured output ("tool" mode) is the model's
+ * answer, not a tool execution: it is neither counted nor stopped.
+ */
+export function takeToolCall<Deps>(
+  run: RunContext<Deps>,
+  open: OpenCall<Deps>,
+): ReachedLimit | undefined {
+  if (open.tool !== undefined && open.tool === run.output?.tool) return undefined;
   const reached = toolCallsUsedUp(run);
   if (!reached) run.callCounts.toolCalls++;
   return reached;

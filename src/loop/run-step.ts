@@ -43,9 +43,10 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   if (stop) return finishStep(run, step, { stop });
   const succeeded = await executeCalls(run, step, allowed(step));
   const limit = limitOfStep(run, step);
-  if (limit) return finishStep(run, step, { limit });
   const output = outputOfCalls(run, succeeded);
+  // The model's final answer completes the run even when a limit stopped other calls of the step.
   if (output) return completeWith(run, step, output, finishStep);
+  if (limit) return finishStep(run, step, { limit });
   const ending = endsRun(run, succeeded, tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });
