@@ -5,11 +5,11 @@ import type { OpenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import { resultEvents } from "./step-events.js";
 
+/** A token limit: both a limit's name and a count of `Usage`. */
+type TokenLimit = LimitName & keyof Usage;
+
 /** The token limits, checked before each model call against the run's `usage`. */
-const TOKEN_LIMITS = ["inputTokens", "outputTokens", "totalTokens"] as const satisfies readonly (
-  | LimitName
-  | keyof Usage
-)[];
+const TOKEN_LIMITS: readonly TokenLimit[] = ["inputTokens", "outputTokens", "totalTokens"];
 
 /**
  * Before a model call: the limit the call would go past (`modelCalls` made, or a token count
