@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Validator } from "@cfworker/json-schema";
+import fc from "fast-check";
 import {
   AgentLoop,
   type AgentLoopOptions,
@@ -22,7 +23,9 @@ import { fileRunStore } from "tollgate/file-store";
 import { functionProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { expectTranscriptInvariant } from "./support/oracle.js";
 import { researchTeam } from "./support/research-team.js";
+import { runs } from "./support/runs.js";
 
 /**
  * Agents as tools (DESIGN section 11): `loop.asTool()` makes a loop a tool of another loop.
@@ -883,4 +886,142 @@ describe.skipIf(process.env.TOLLGATE_MUTATION === "1")("across processes", () =>
     });
     expect(lines(log)).toEqual(["write notes.md"]);
   });
+});
+
+describe("property: nested runs never run a tool without ALLOW", () => {
+  type Verdict = "ALLOW" | "DENY" | "NEEDS_APPROVAL";
+  type Script = { tool: string; verdict: Verdict }[][];
+  const verdict = fc.constantFrom<Verdict>("ALLOW", "DENY", "NEEDS_APPROVAL");
+  const script = (tools: string[]) =>
+    fc.array(fc.array(fc.record({ tool: fc.constantFrom(...tools), verdict }), { maxLength: 3 }), {
+      minLength: 1,
+      maxLength: 3,
+    });
+  const scenarioArb = fc.record({
+    parent: script(["p_a", "agent"]),
+    child: script(["c_a", "c_b"]),
+    approvals: fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+    freshLoops: fc.boolean(),
+  });
+
+  /**
+   * A parent with a plain tool and a sub-agent, each model following its script by step (the
+   * number of tool messages so far), every call's verdict given by the policy from the script.
+   * Deps carry the run's path, so each execution is known by its full key ("/p0_1/c1_0").
+   */
+  function team(scenario: { parent: Script; child: Script }, seen: Observed) {
+    const plain = (name: string) =>
+      tool.withDeps<{ key: string }>()({
+        name,
+        input: z.object({}),
+        execute: (_args, ctx) => {
+          seen.executed.push(`${ctx.deps.key}/${ctx.toolCallId}`);
+          return `${name} ran`;
+        },
+      });
+    const modelOf = (steps: Script, prefix: string) =>
+      functionProvider((request) => {
+        const step = request.messages.filter((m) => m.role === "tool").length;
+        const calls = steps[step] ?? [];
+        if (calls.length === 0) return { text: `${prefix} done` };
+        return {
+          toolCalls: calls.map((c, i) => ({
+            id: `${prefix}${step}_${i}`,
+            name: c.tool,
+            args: c.tool === "agent" ? { prompt: "go" } : {},
+          })),
+        };
+      });
+    const policyOf = (steps: Script) => ({
+      decideToolCall: ({ call, deps }: { call: { id: string }; deps: { key: string } }) => {
+        const [, step, index] = /^\w(\d+)_(\d+)$/.exec(call.id)!.map(Number);
+        const answer = steps[step!]![index!]!.verdict;
+        seen.verdicts.set(`${deps.key}/${call.id}`, answer);
+        return answer;
+      },
+    });
+    const child = new AgentLoop<{ key: string }>({
+      provider: modelOf(scenario.child, "c"),
+      tools: [plain("c_a"), plain("c_b")],
+      policy: policyOf(scenario.child),
+      deps: { key: "?" },
+    });
+    const agent = child.asTool<{ key: string }>({
+      name: "agent",
+      description: "a sub-agent",
+      deps: (ctx) => {
+        const key = `${ctx.deps.key}/${ctx.toolCallId}`;
+        seen.agentRuns.push(key); // once when it starts, again each time it is continued
+        return { key };
+      },
+    });
+    return new AgentLoop<{ key: string }>({
+      provider: modelOf(scenario.parent, "p"),
+      tools: [plain("p_a"), agent],
+      policy: policyOf(scenario.parent),
+      deps: { key: "" },
+      onEvent: (event) => {
+        if (event.type === "sub-run" && event.event.type === "run-finish") {
+          seen.subResults.push(event.event.result);
+        }
+      },
+    });
+  }
+
+  interface Observed {
+    executed: string[];
+    agentRuns: string[];
+    verdicts: Map<string, Verdict>;
+    approved: Set<string>;
+    subResults: RunResult[];
+  }
+
+  it("random scripts for parent and child, random approvals: every execution had an ALLOW (the policy's or a human's), once; every call has one result", async () => {
+    let paused = 0;
+    let nestedPending = 0;
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const seen: Observed = {
+          executed: [],
+          agentRuns: [],
+          verdicts: new Map(),
+          approved: new Set(),
+          subResults: [],
+        };
+        let loop = team(scenario, seen);
+        let result = await loop.run("go");
+        let turn = 0;
+        for (let resumes = 0; result.status === "needs_approval"; resumes++) {
+          expect(resumes).toBeLessThan(20);
+          paused++;
+          const decisions: Record<string, { approve: boolean; digest: string }> = {};
+          for (const pending of result.pending) {
+            const key = [...(pending.subRun?.path ?? []), pending.toolCallId].join("/");
+            if (pending.subRun) nestedPending++;
+            const approve = scenario.approvals[turn++ % scenario.approvals.length]!;
+            if (approve) seen.approved.add(`/${key}`);
+            decisions[key] = { approve, digest: pending.digest };
+          }
+          if (scenario.freshLoops) loop = team(scenario, seen);
+          result = await loop.resume(JSON.parse(JSON.stringify(result.state)), decisions);
+        }
+        for (const key of seen.executed) {
+          const allowed = seen.verdicts.get(key) === "ALLOW" || seen.approved.has(key);
+          expect(allowed, `${key} executed without an ALLOW`).toBe(true);
+        }
+        expect(new Set(seen.executed).size, "no tool ran twice").toBe(seen.executed.length);
+        for (const key of seen.agentRuns) {
+          const allowed = seen.verdicts.get(key) === "ALLOW" || seen.approved.has(key);
+          expect(allowed, `sub-agent ${key} ran without an ALLOW`).toBe(true);
+        }
+        expectTranscriptInvariant(result.messages, false);
+        for (const sub of seen.subResults) {
+          expectTranscriptInvariant(sub.messages, sub.status === "needs_approval");
+        }
+      }),
+      { numRuns: runs(300) },
+    );
+    expect(paused, "runs that paused").toBeGreaterThan(50);
+    expect(nestedPending, "pending calls of sub-runs").toBeGreaterThan(50);
+  }, 60_000);
 });
