@@ -279,7 +279,12 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     const lease = store && typeof runId === "string" ? await takeRun(store, runId) : undefined;
     try {
       const { state, source } = await this.#stateToResume(given, store);
-      const plan = await planResume(this.#options, state, source, decisions);
+      // A final-answer call ("tool" mode) a hook or the policy held for approval resumes too.
+      const outputTool = this.#outputOf(options.output)?.tool;
+      const settings = outputTool
+        ? { ...this.#options, tools: this.#options.tools.with(outputTool) }
+        : this.#options;
+      const plan = await planResume(settings, state, source, decisions);
       this.#options.signal?.throwIfAborted();
       options.signal?.throwIfAborted();
       await this.#claim(plan.state.stateId);

@@ -414,3 +414,51 @@ describe("parsePartialJson", () => {
     expect(parsePartialJson(text)).toEqual(expected);
   });
 });
+
+describe("a final answer held for approval", () => {
+  it("pauses the run; approving it on resume (by value, through JSON, on a new loop) completes with the output", async () => {
+    const make = () =>
+      new AgentLoop({
+        provider: scriptedProvider([final(oslo, "f1")]),
+        output: City,
+        trustState: true,
+        policy: {
+          decideToolCall: ({ call }) =>
+            call.name === "final_answer" ? "NEEDS_APPROVAL" : undefined,
+        },
+      });
+    const paused = await make().run("Weather in Oslo?");
+    expect(paused.status).toBe("needs_approval");
+    if (paused.status !== "needs_approval") throw new Error("unreachable");
+    expect(paused.pending.map((p) => [p.toolCallId, p.toolName, p.args])).toEqual([
+      ["f1", "final_answer", oslo],
+    ]);
+    const state = JSON.parse(JSON.stringify(paused.state));
+    const done = await make().resume(state, { f1: { approve: true } });
+    expect(done.status).toBe("completed");
+    if (done.status !== "completed") throw new Error("unreachable");
+    expect(done.output).toEqual(oslo);
+  });
+
+  it("refusing it feeds the refusal back; the run goes on to another answer", async () => {
+    const bergen = { city: "Bergen", celsius: 12 };
+    const loop = new AgentLoop({
+      provider: scriptedProvider([final(oslo, "f1"), final(bergen, "f2")]),
+      output: { schema: City, mode: "tool" },
+      trustState: true,
+      policy: {
+        decideToolCall: ({ call }) => (call.id === "f1" ? "NEEDS_APPROVAL" : undefined),
+      },
+    });
+    const paused = await loop.run("Weather somewhere?");
+    const result = await loop.resume(paused.state, { f1: { approve: false, reason: "not yet" } });
+    expect(result.status).toBe("completed");
+    if (result.status !== "completed") throw new Error("unreachable");
+    expect(result.output).toEqual(bergen);
+    expect(resultsOf(result.messages)[0]).toMatchObject({
+      toolName: "final_answer",
+      output: "the call to final_answer was refused by a human: not yet",
+      isError: true,
+    });
+  });
+});

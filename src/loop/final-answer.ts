@@ -1,4 +1,4 @@
-import { OutputValidationError, PolicyError } from "../errors.js";
+import { PolicyError } from "../errors.js";
 import { textOf } from "../messages.js";
 import { readFinalText } from "../output/final-answer.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
@@ -6,6 +6,7 @@ import type { Succeeded } from "./execute-calls.js";
 import type { StepOutcome } from "./finish-step.js";
 import type { OpenStep } from "./open-step.js";
 import type { ToolsOfStep } from "./prepare-step.js";
+import { failOutput } from "./retries.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -74,22 +75,6 @@ export function outputOfText<Deps>(
     });
     return { kind: "continue" };
   });
-}
-
-/**
- * Counts one failed final answer (under the output's name, as a tool's failures are); throws
- * `OutputValidationError` past the loop's `maxRetries`.
- */
-export function failOutput<Deps>(run: RunContext<Deps>, problem: string): void {
-  const { name } = run.output!;
-  const failures = (run.retries.get(name) ?? 0) + 1;
-  run.retries.set(name, failures);
-  const { maxRetries } = run.options;
-  if (failures > maxRetries) {
-    throw new OutputValidationError(
-      `the model's final answer failed the output schema more often than the loop's maxRetries (${maxRetries}) allows; the last problem: ${problem}`,
-    );
-  }
 }
 
 /**

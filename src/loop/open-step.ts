@@ -54,7 +54,9 @@ export function reopenStep<Deps>(
   calls: OpenCall<Deps>[],
 ): OpenStep<Deps> {
   const { tools } = run.options;
-  const present = (names: string[]) => names.flatMap((name) => tools.find(name) ?? []);
+  const outputTool = run.output?.tool;
+  const present = (names: string[]) =>
+    names.flatMap((name) => (name === outputTool?.name ? outputTool : tools.find(name)) ?? []);
   const offered: OfferedTools<Deps> = {
     shownNames: record.tools,
     callableTools: present(record.callable),

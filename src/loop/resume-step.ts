@@ -33,7 +33,9 @@ export async function resumeStep<Deps>(
   const { state, resolutions } = plan;
   const record = state.steps[state.steps.length - 1]!;
   const { tools } = run.options;
-  const calls = record.calls.map((call) => restored(call, tools.find(call.toolName)));
+  const outputTool = run.output?.tool;
+  const toolOf = (name: string) => (name === outputTool?.name ? outputTool : tools.find(name));
+  const calls = record.calls.map((call) => restored(call, toolOf(call.toolName)));
   const step = reopenStep(run, record, calls);
   const byId = new Map(calls.map((open) => [open.record.toolCallId, open]));
   const decided: OpenCall<Deps>[] = [];

@@ -1,8 +1,12 @@
-import { messageOf, TollgateError, ToolRetriesExceededError } from "../errors.js";
+import {
+  messageOf,
+  OutputValidationError,
+  TollgateError,
+  ToolRetriesExceededError,
+} from "../errors.js";
 import { withoutAdvice } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import type { OpenCall } from "./call-record.js";
-import { failOutput } from "./final-answer.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -39,4 +43,20 @@ export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: u
   run.retries.set(tool.name, failures);
   if (failures > tool.maxRetries)
     throw new ToolRetriesExceededError(tool.name, tool.maxRetries, { cause });
+}
+
+/**
+ * Counts one failed final answer (under the output's name, as a tool's failures are); throws
+ * `OutputValidationError` past the loop's `maxRetries`.
+ */
+export function failOutput<Deps>(run: RunContext<Deps>, problem: string): void {
+  const { name } = run.output!;
+  const failures = (run.retries.get(name) ?? 0) + 1;
+  run.retries.set(name, failures);
+  const { maxRetries } = run.options;
+  if (failures > maxRetries) {
+    throw new OutputValidationError(
+      `the model's final answer failed the output schema more often than the loop's maxRetries (${maxRetries}) allows; the last problem: ${problem}`,
+    );
+  }
 }
