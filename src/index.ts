@@ -62,7 +62,7 @@ export type {
   ProviderCallOptions,
   ResponseFormat,
 } from "./provider.js";
-export type { RunResult, RunResultBase } from "./run-result.js";
+export type { RunEnding, RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";
 export type { DeniedCall, RunState, RunStatus, SubRunParent } from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";

@@ -18,7 +18,7 @@ export interface RunResultBase {
 }
 
 /** Every ending of a run, each status with its own fields; `RunResult` adds `output`. */
-type RunEnding =
+export type RunEnding =
   | (RunResultBase & {
       /** The model answered without tool calls, or the steps ran out (`maxSteps`). */
       status: "completed" | "max_steps";
