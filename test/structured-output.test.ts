@@ -286,6 +286,16 @@ describe('output, mode "prompted"', () => {
     expect(tools).toEqual([]);
   });
 
+  it("a fenced block after a line of prose is read; two fenced blocks are not guessed between", async () => {
+    const one = `Sure, here it is:\n\`\`\`json\n${JSON.stringify(oslo)}\n\`\`\`\nAnything else?`;
+    const two = `\`\`\`json\n{"city":"A","celsius":1}\n\`\`\`\nor\n\`\`\`json\n${JSON.stringify(oslo)}\n\`\`\``;
+    const provider = scriptedProvider([{ text: two }, { text: one }]);
+    const loop = new AgentLoop({ provider, output: { schema: City, mode: "prompted" } });
+    const result = await loop.run("Weather?");
+    expect(userTexts(result.messages)[1]).toContain("your answer is not JSON");
+    expect(result.output).toEqual(oslo);
+  });
+
   it("text that is not JSON is fed back, counted against maxRetries", async () => {
     const provider = scriptedProvider([{ text: "It is warm." }, { text: JSON.stringify(oslo) }]);
     const loop = new AgentLoop({ provider, output: { schema: City, mode: "prompted" } });

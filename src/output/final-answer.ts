@@ -45,10 +45,15 @@ type ValidationLike =
       }>;
     };
 
-/** The text inside a ```json (or ```) fence, when the answer is one; else the text. */
+/**
+ * The text inside a ```json (or ```) fence: when the answer is one, or holds exactly one (a
+ * model often writes a line such as "Sure:" before it); else the text as it is.
+ */
 export function unfenced(text: string): string {
-  const fenced = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?\s*```\s*$/.exec(text);
-  return fenced ? fenced[1]! : text;
+  const whole = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?\s*```\s*$/.exec(text);
+  if (whole) return whole[1]!;
+  const blocks = [...text.matchAll(/```[a-zA-Z]*[ \t]*\n([\s\S]*?)\n?[ \t]*```/g)];
+  return blocks.length === 1 ? blocks[0]![1]! : text;
 }
 
 /** The system prompt of "prompted" mode: the run's instructions, then the schema to answer in. */
