@@ -12,6 +12,7 @@ import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { checkSettings } from "./model/settings.js";
+import { storedAnswerProblem } from "./output/final-answer.js";
 import type { OutputOption } from "./output/output-option.js";
 import { resolveOutput } from "./output/output-option.js";
 import type { ModelSettings } from "./provider.js";
@@ -285,6 +286,12 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         ? { ...this.#options, tools: this.#options.tools.with(outputTool) }
         : this.#options;
       const plan = await planResume(settings, state, source, decisions);
+      const answerProblem = await storedAnswerProblem(plan.state, this.#outputOf(options.output));
+      if (answerProblem !== undefined) {
+        throw new ResumeError(
+          `the paused step already took a final answer that the output schema of this resume rejects (${answerProblem}); resume with the output the run was started with`,
+        );
+      }
       this.#options.signal?.throwIfAborted();
       options.signal?.throwIfAborted();
       await this.#claim(plan.state.stateId);

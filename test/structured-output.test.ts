@@ -472,3 +472,44 @@ describe("a final answer held for approval", () => {
     });
   });
 });
+
+describe("resuming with another output schema", () => {
+  it("a final answer the paused step took must fit the resume's schema; nothing runs, and the state stays resumable", async () => {
+    const ran: string[] = [];
+    const publish = tool({
+      name: "publish",
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => {
+        ran.push("publish");
+        return "published";
+      },
+    });
+    const A = z.object({ a: z.string() });
+    const loop = new AgentLoop({
+      provider: scriptedProvider([
+        {
+          toolCalls: [
+            { name: "publish", args: {}, id: "p1" },
+            { name: "final_answer", args: { a: "z" }, id: "f1" },
+          ],
+        },
+      ]),
+      tools: [publish],
+      output: A,
+      trustState: true,
+    });
+    const paused = await loop.run("go");
+    expect(paused.status).toBe("needs_approval");
+    const state = JSON.parse(JSON.stringify(paused.state));
+    await expect(
+      loop.resume(state, { p1: { approve: true } }, { output: z.object({ b: z.number() }) }),
+    ).rejects.toThrow(
+      /^the paused step already took a final answer that the output schema of this resume rejects \(.*b.*\); resume with the output the run was started with$/,
+    );
+    expect(ran).toEqual([]);
+    const done = await loop.resume(state, { p1: { approve: true } });
+    expect(ran).toEqual(["publish"]);
+    expect(done.status === "completed" && done.output).toEqual({ a: "z" });
+  });
+});

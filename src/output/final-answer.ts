@@ -1,3 +1,4 @@
+import type { RunState } from "../state/run-state.js";
 import { formatIssues } from "../tools/schema-issues.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import type { ResolvedOutput } from "./output-option.js";
@@ -63,4 +64,25 @@ export function promptedInstructions(
 ): string {
   const ask = `Give your final answer as one JSON value that matches this JSON Schema, and nothing else (no prose, no code fence):\n${JSON.stringify(output.jsonSchema)}`;
   return instructions ? `${instructions}\n\n${ask}` : ask;
+}
+
+/**
+ * Checks, before a resume claims its state, that a final answer the paused step already took
+ * ("tool" mode) fits the `output` the resumed run has: a run resumed with another schema (a
+ * deploy in between, say) must not complete with an answer its type does not describe.
+ * Returns the problem, if any.
+ */
+export async function storedAnswerProblem(
+  state: RunState,
+  output: ResolvedOutput | undefined,
+): Promise<string | undefined> {
+  const name = output?.tool?.name;
+  if (!output || name === undefined) return undefined;
+  const open = state.steps[state.steps.length - 1];
+  const answer = open?.calls.find(
+    (call) => call.toolName === name && call.verdict === "allow" && call.result?.isError === false,
+  );
+  if (!answer) return undefined;
+  const checked = (await output.validate(answer.args)) as ValidationLike;
+  return checked.issues ? formatIssues(checked.issues) : undefined;
 }
