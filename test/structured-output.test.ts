@@ -513,3 +513,20 @@ describe("resuming with another output schema", () => {
     expect(done.status === "completed" && done.output).toEqual({ a: "z" });
   });
 });
+
+describe("a bad output option says what is wrong with the output, as given", () => {
+  const provider = scriptedProvider([]);
+  it.each([
+    [z.string(), /^AgentLoop: output schema: the output schema must describe an object/],
+    [
+      { schema: City, mode: "json" },
+      'AgentLoop: output.mode must be "tool", "native" or "prompted", got the string "json"',
+    ],
+    [
+      { schema: City, name: "a b" },
+      'output.name must be 1–64 letters, digits, "_" or "-", got the string "a b"',
+    ],
+  ])("%#", (output, message) => {
+    expect(() => new AgentLoop({ provider, output: output as never })).toThrow(message);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Provider } from "../provider.js";
 import { normalizeSchema, type StandardSchema } from "../tools/schema.js";
 import { type Tool, tool } from "../tools/tool.js";
-import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+import { checkKeys, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
 
 /** How the model gives its final answer: by calling a tool, by the provider's JSON mode, or as JSON text. */
 export type OutputMode = "tool" | "native" | "prompted";
@@ -69,12 +69,12 @@ export function resolveOutput(
   } = given as Record<string, any>;
   if (asked !== undefined && !MODES.includes(asked)) {
     throw new TypeError(
-      `${where}: output.mode must be "tool", "native" or "prompted", got ${kindOf(asked)}`,
+      `${where}: output.mode must be "tool", "native" or "prompted", got ${shownValue(asked)}`,
     );
   }
   if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
     throw new TypeError(
-      `${where}: output.name must be 1–64 letters, digits, "_" or "-", got ${kindOf(name)}`,
+      `${where}: output.name must be 1–64 letters, digits, "_" or "-", got ${shownValue(name)}`,
     );
   }
   if (typeof description !== "string") {
@@ -94,7 +94,16 @@ export function resolveOutput(
       `${where}: the final-answer tool's name "${name}" is the name of one of the loop's tools; give output.name another name`,
     );
   }
-  const normalized = normalizeSchema(schema, name);
+  let normalized: ReturnType<typeof normalizeSchema>;
+  try {
+    normalized = normalizeSchema(schema, name);
+  } catch (error) {
+    // The schema checks speak of tools; this schema is the run's output.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new TypeError(
+      `${where}: output schema: ${message.replace(`tool "${name}": \`input\``, "the output schema")}`,
+    );
+  }
   const outputTool =
     mode === "tool"
       ? tool({ name, description, input: schema, maxRetries, execute: (args: unknown) => args })
