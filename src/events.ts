@@ -49,6 +49,23 @@ export type LoopEvent =
       reason?: string;
     }
   | {
+      /**
+       * What the post-call chain (`postToolCall`) made of an executed call's result, before
+       * its `tool-result`: "pass" (no hook changed it, `by` "default"), "output" (replaced;
+       * `by` the last hook that replaced it), "block" or "stop" (the output withheld; `by` the
+       * hook that ended the chain). Only for loops with post-call hooks; `tool-decision` stays
+       * the gate's one decision before the call.
+       */
+      type: "tool-post-decision";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      verdict: "pass" | "output" | "block" | "stop";
+      by: `post:${number}` | "default";
+      reason?: string;
+    }
+  | {
       type: "tool-result";
       runId: string;
       step: number;

@@ -25,7 +25,14 @@ export type {
   LoopEventType,
   LoopListener,
 } from "./events.js";
-export type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "./hooks.js";
+export type {
+  PostToolCallHook,
+  PostToolCallInfo,
+  PostToolCallVerdict,
+  PreToolCallHook,
+  PreToolCallInfo,
+  PreToolCallVerdict,
+} from "./hooks.js";
 export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./loop-options.js";
 export type {
   AssistantPart,

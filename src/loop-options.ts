@@ -1,5 +1,5 @@
 import type { ListenerErrorHandler, LoopListener } from "./events.js";
-import type { PreToolCallHook } from "./hooks.js";
+import type { PostToolCallHook, PreToolCallHook } from "./hooks.js";
 import type { ToolSpec } from "./messages.js";
 import { checkSettings } from "./model/settings.js";
 import type { OutputOption, ResolvedOutput } from "./output/output-option.js";
@@ -42,6 +42,11 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
   instructions?: string | undefined;
   /** Pre-call hooks, run in this order for every call. */
   preToolCall?: PreToolCallHook<Deps>[] | undefined;
+  /**
+   * Post-call hooks, run in this order on every executed call's result before the model sees
+   * it: replace the output, block it, or stop the run.
+   */
+  postToolCall?: PostToolCallHook<Deps>[] | undefined;
   policy?: LoopPolicy<Deps> | undefined;
   /** Model calls per run (default 20); past it the run ends with status "max_steps". */
   maxSteps?: number | undefined;
@@ -100,6 +105,8 @@ export interface ResolvedOptions<Deps> {
   deps: Deps;
   instructions: string | undefined;
   hooks: readonly PreToolCallHook<Deps>[];
+  /** The post-call chain (`postToolCall`). */
+  postHooks: readonly PostToolCallHook<Deps>[];
   policy: LoopPolicy<Deps>;
   maxSteps: number;
   maxParallelToolCalls: number;
@@ -126,6 +133,7 @@ const LOOP_KEYS = [
   "deps",
   "instructions",
   "preToolCall",
+  "postToolCall",
   "policy",
   "maxSteps",
   "maxParallelToolCalls",
@@ -150,6 +158,7 @@ const LOOP_ALIASES: Record<string, string> = {
   model: "provider",
   hooks: "preToolCall",
   beforeToolCall: "preToolCall",
+  afterToolCall: "postToolCall",
   system: "instructions",
   systemPrompt: "instructions",
   prompt: "instructions",
@@ -216,6 +225,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     deps: options.deps as Deps,
     instructions: options.instructions,
     hooks: [...hooks],
+    postHooks: hookList("postToolCall", options.postToolCall),
     policy: checkPolicy(options.policy),
     maxSteps: wholeNumber("maxSteps", options.maxSteps ?? 20, 1),
     maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
@@ -232,6 +242,20 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     output: resolveOutput(options.output, provider, tools.names(), maxRetries, "AgentLoop"),
     limits: checkLimits("AgentLoop", options.limits),
   };
+}
+
+/** A hook chain option: an array of functions (a lone function is refused with what to write). */
+function hookList<Hook>(name: string, hooks: Hook[] | undefined): Hook[] {
+  if (hooks === undefined) return [];
+  if (typeof hooks === "function") {
+    throw new TypeError(
+      `AgentLoop: \`${name}\` must be an array of hooks; write ${name}: [yourHook]`,
+    );
+  }
+  if (!Array.isArray(hooks) || hooks.some((hook) => typeof hook !== "function")) {
+    throw new TypeError(`AgentLoop: \`${name}\` must be an array of functions`);
+  }
+  return [...hooks];
 }
 
 /**

@@ -55,6 +55,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /waiting for a human: send_email \{"to":"bo@elsewhere\.org","body":"Hi Bo"\}/,
     /stopReason: the model tried to send an API key/,
   ],
+  "output-guard.ts": [
+    /the model read from fetch_page: "Oslo: 21 °C, light wind\. Contact: ops key \[redacted\]\."/,
+    /post-call: fetch_page stop by post:1/,
+    /error "the output of fetch_page was withheld: the run was stopped \(prompt injection in a fetched page\)"/,
+    /stopReason: prompt injection in a fetched page/,
+  ],
   "policy.ts": [
     /step 0: shown \[search,read_page,final_answer\], callable \[search\]/,
     /read_page: unavailable by default/,
@@ -167,6 +173,13 @@ const expectedValue: Record<string, (value: any) => void> = {
     ]);
     expect(done.status).toBe("completed");
     expect(done.steps[1]!.calls[0]!.result?.output).toBe("Saved the notes to notes.md.");
+  },
+  "output-guard.ts": ({ redacted, stopped }: Record<string, RunResult>) => {
+    expect(redacted!.status).toBe("completed");
+    expect(JSON.stringify(redacted)).not.toContain("sk-live-");
+    expect(stopped!.status).toBe("stopped");
+    expect(JSON.stringify(stopped)).not.toMatch(/ignore previous instructions/);
+    expect(stopped!.steps).toHaveLength(1);
   },
   "limits.ts": ({ capped, tokens, resumed }: Record<string, RunResult>) => {
     expect(capped!.limit).toEqual({ name: "toolCalls", value: 4, used: 4 });

@@ -1,5 +1,5 @@
 import { describeValue } from "../errors.js";
-import type { PreToolCallVerdict } from "../hooks.js";
+import type { PostToolCallVerdict, PreToolCallVerdict } from "../hooks.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
 
 /** What a verdict key may hold; `undefined` always means "not given". */
@@ -36,35 +36,79 @@ const PRE_CALL_ALIASES: Readonly<Record<string, string>> = {
   decision: "block or confirm (a policy decision belongs in policy.decideToolCall)",
 };
 
+const POST_CALL_KEYS: Readonly<Record<keyof PostToolCallVerdict, KeyType>> = {
+  stop: "boolean",
+  stopReason: "string",
+  block: "boolean | string",
+  output: "any",
+};
+
+/** Words other libraries use (and the pre-call keys a post-call hook cannot use), mapped to ours. */
+const POST_CALL_ALIASES: Readonly<Record<string, string>> = {
+  deny: "block",
+  denied: "block",
+  blocked: "block",
+  reject: "block",
+  rejected: "block",
+  tripwireTriggered: "block or stop",
+  abort: "stop",
+  halt: "stop",
+  reason: "stopReason",
+  result: "output",
+  value: "output",
+  replace: "output",
+  redact: "output",
+  outputInfo: "output",
+  args: "output (the call already ran: a post-call hook sees its output and may replace it)",
+  confirm: "block (the call already ran: a post-call hook may block or replace its output)",
+  approve: "block (the call already ran: a post-call hook may block or replace its output)",
+  decision: "block or output",
+};
+
 /**
  * Reads a pre-call hook's answer, failing closed: `undefined` (no opinion) or a plain object
  * whose keys are all known and hold their documented types. Anything else — `null`, an array,
  * `{ deny: true }`, `{ confirm: "yes" }` — is a problem named in the returned text, never a
  * verdict that lets a call through. Only own keys are read, once, into a fresh object.
  */
-export function readPreCallVerdict(
+export function readPreCallVerdict(answer: unknown): VerdictRead<PreToolCallVerdict> {
+  return readVerdict(answer, PRE_CALL_KEYS, PRE_CALL_ALIASES);
+}
+
+/**
+ * Reads a post-call hook's answer with the same rules as `readPreCallVerdict`: `undefined` or
+ * a plain object with only `output`, `block`, `stop` and `stopReason`, each of its type.
+ */
+export function readPostCallVerdict(answer: unknown): VerdictRead<PostToolCallVerdict> {
+  return readVerdict(answer, POST_CALL_KEYS, POST_CALL_ALIASES);
+}
+
+/** A verdict read: the verdict (`undefined`: no opinion), or the problem with the answer. */
+export type VerdictRead<V> = { ok: true; verdict: V | undefined } | { ok: false; problem: string };
+
+function readVerdict<V>(
   answer: unknown,
-): { ok: true; verdict: PreToolCallVerdict | undefined } | { ok: false; problem: string } {
+  keys: Readonly<Record<string, KeyType>>,
+  aliases: Readonly<Record<string, string>>,
+): VerdictRead<V> {
   if (answer === undefined) return { ok: true, verdict: undefined };
   if (!isPlainObject(answer)) {
     return {
       ok: false,
-      problem: `returned ${kindOfAnswer(answer)}; return undefined or a plain verdict object with ${keyList()}`,
+      problem: `returned ${kindOfAnswer(answer)}; return undefined or a plain verdict object with ${keyList(keys)}`,
     };
   }
   const verdict: Record<string, unknown> = {};
   for (const key of Object.keys(answer)) {
-    if (!Object.hasOwn(PRE_CALL_KEYS, key)) {
-      const near = Object.hasOwn(PRE_CALL_ALIASES, key)
-        ? PRE_CALL_ALIASES[key]
-        : closest(key, Object.keys(PRE_CALL_KEYS));
+    if (!Object.hasOwn(keys, key)) {
+      const near = Object.hasOwn(aliases, key) ? aliases[key] : closest(key, Object.keys(keys));
       const hint = near ? ` (did you mean ${near}?)` : "";
       return {
         ok: false,
-        problem: `returned a verdict with the unknown key \`${key}\`${hint}; a verdict has only ${keyList()}`,
+        problem: `returned a verdict with the unknown key \`${key}\`${hint}; a verdict has only ${keyList(keys)}`,
       };
     }
-    const expected = PRE_CALL_KEYS[key as keyof PreToolCallVerdict];
+    const expected = keys[key]!;
     const value = answer[key];
     if (value === undefined) continue;
     if (!hasType(value, expected)) {
@@ -75,7 +119,7 @@ export function readPreCallVerdict(
     }
     verdict[key] = value;
   }
-  return { ok: true, verdict: verdict as PreToolCallVerdict };
+  return { ok: true, verdict: verdict as V };
 }
 
 /** "null", "array", "a Verdict instance (not a plain object)", … */
@@ -109,8 +153,8 @@ function shown(value: unknown): string {
   return describeValue(value);
 }
 
-function keyList(): string {
-  return Object.keys(PRE_CALL_KEYS)
+function keyList(keys: Readonly<Record<string, KeyType>>): string {
+  return Object.keys(keys)
     .map((key) => `\`${key}\``)
     .join(", ");
 }

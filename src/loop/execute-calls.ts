@@ -1,6 +1,8 @@
 import { ToolExecutionError, ToolOutputError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
+import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { type OpenCall, ran, started, waitsOnSubRun } from "./call-record.js";
+import { closeStoppedStep, type Guarded, guardOutput, postDecisionEvent } from "./guard-output.js";
 import { notRunByLimit, takeToolCall } from "./limit-checks.js";
 import type { OpenStep } from "./open-step.js";
 import { failTool } from "./retries.js";
@@ -16,7 +18,9 @@ import { errorEvent, resultEvent } from "./step-events.js";
  * under `toolErrors: "throw"`, retries exceeded, the policy's `executeTool` failing) lets the
  * running calls settle, starts no more, and is thrown once they did. Returns the calls that
  * succeeded, in call order. Once the run is aborted no call starts (the run itself has
- * rejected already, see `AgentLoop`).
+ * rejected already, see `AgentLoop`). Each result passes the post-call chain before it is
+ * recorded; a post-call stop likewise lets the running calls settle and starts no more, and
+ * the step's calls still without a result get "not run" (see `closeStoppedStep`).
  */
 export async function executeCalls<Deps>(
   run: RunContext<Deps>,
@@ -84,9 +88,9 @@ class StepExecution<Deps> {
     this.#tools = step.tools.callableTools;
   }
 
-  /** Whether calls not yet started are left alone: the run is failing. */
+  /** Whether calls not yet started are left alone: the run is failing, or a post-call hook stopped it. */
   get halted(): boolean {
-    return this.#failure !== undefined;
+    return this.#failure !== undefined || this.#step.stop !== undefined;
   }
 
   /** Runs a batch of calls that may run together, up to `maxParallelToolCalls` at once. */
@@ -144,29 +148,40 @@ class StepExecution<Deps> {
   }
 
   /**
-   * Records how the call ended, counts its failure, checkpoints it, and emits its result. A
-   * call whose sub-agent paused waits on the sub-run instead: no result yet (it comes on resume).
+   * Passes the call's result through the post-call chain, then records how the call ended,
+   * counts its failure, checkpoints it, and emits its result. A call whose sub-agent paused
+   * waits on the sub-run instead: no result yet (it comes on resume).
    */
-  #settle(open: OpenCall<Deps>, done: ToolRun): void {
+  #settle(open: OpenCall<Deps>, done: ToolRun): MaybePromise<void> {
     const run = this.#run;
     if (done.kind === "paused") {
       waitsOnSubRun(open, done.state);
       if (run.options.store) this.#checkpoint();
       return;
     }
-    ran(
-      open,
-      done.kind === "ok",
-      done.output,
-      done.ms,
-      done.kind === "ok" ? done.content : undefined,
+    return andThen(guardOutput(run, this.#step, open, done), (guarded) =>
+      this.#record(open, done, guarded),
     );
-    if (done.kind === "ok") this.#succeeded.push({ open, raw: done.raw });
-    else this.#failure ??= this.#failureOf(open, done);
+  }
+
+  /** Records a settled call's result as the post-call chain left it (see `#settle`). */
+  #record(
+    open: OpenCall<Deps>,
+    done: Exclude<ToolRun, { kind: "paused" }>,
+    guarded: Guarded,
+  ): void {
+    const run = this.#run;
+    ran(open, guarded.ok, guarded.output, done.ms, guarded.content);
+    if (guarded.failure !== undefined) this.#failure ??= guarded.failure;
+    if (done.kind !== "ok") this.#failure ??= this.#failureOf(open, done);
+    else if (guarded.ok) this.#succeeded.push({ open, raw: done.raw });
     if (run.options.store) this.#checkpoint();
     if (run.listening) {
       const error = developerError(open, done);
       if (error !== undefined) run.emit(errorEvent(run, this.#step.index, open.record, error));
+      if (guarded.outcome) {
+        run.emit(postDecisionEvent(run, this.#step.index, open, guarded.outcome));
+      }
       run.emit(resultEvent(run, this.#step.index, open.record, done.ms));
     }
   }
@@ -215,6 +230,7 @@ class StepExecution<Deps> {
     const run = this.#run;
     run.signal.throwIfAborted();
     if (this.#failure) throw this.#failure;
+    closeStoppedStep(run, this.#step);
     const order = this.#step.calls;
     const succeeded = this.#succeeded.sort((a, b) => order.indexOf(a.open) - order.indexOf(b.open));
     for (const { open } of succeeded) run.executed.push(open.record.toolName);

@@ -39,7 +39,8 @@ export function finishStep<Deps>(
 
 /** What ended a step with calls: a hook's stop, a usage limit, or a call whose result ends the run. */
 interface Ending {
-  stop?: Stop | undefined;
+  /** A pre-call hook's stop, or a post-call hook's (`OpenStep.stop`). */
+  stop?: Pick<Stop, "reason"> | undefined;
   limit?: ReachedLimit | undefined;
   endedBy?: ToolCall | undefined;
 }

@@ -1,3 +1,4 @@
+import type { PostCallBy } from "../gate/post-call.js";
 import type { ModelResponse } from "../provider.js";
 import type { CallRecord, StepRecord } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
@@ -22,6 +23,11 @@ export interface OpenStep<Deps> {
   calls: OpenCall<Deps>[];
   /** The usage limit that stopped one of its calls from running; the run ends with the step. */
   limit?: ReachedLimit;
+  /**
+   * A post-call hook's stop: the run ends with the step. When several calls were stopped, the
+   * first in call order (`call`, its index in `calls`) names the stop.
+   */
+  stop?: { by: PostCallBy; reason?: string; call: number };
 }
 
 /** Opens a step on the model's response; the run's checkpoints see it from now on. */

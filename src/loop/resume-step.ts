@@ -76,6 +76,7 @@ export async function resumeStep<Deps>(
   }
   resultEvents(run, step.index, decided);
   const succeeded = await executeCalls(run, step, toRun);
+  if (step.stop) return finishStep(run, step, { stop: step.stop });
   const limit = limitOfStep(run, step);
   if (limit) return finishStep(run, step, { limit });
   const output = outputOfStep(run, step);

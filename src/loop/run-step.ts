@@ -42,6 +42,7 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const stop = isPromise(gated) ? await gated : gated;
   if (stop) return finishStep(run, step, { stop });
   const succeeded = await executeCalls(run, step, allowed(step));
+  if (step.stop) return finishStep(run, step, { stop: step.stop });
   const limit = limitOfStep(run, step);
   const output = outputOfCalls(run, succeeded);
   // The model's final answer completes the run even when a limit stopped other calls of the step.
