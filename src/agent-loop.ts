@@ -21,7 +21,7 @@ import { recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
 import { planResume, subRunStateIds } from "./state/resume-plan.js";
 import { keepLease } from "./state/run-lease.js";
-import type { RunState } from "./state/run-state.js";
+import { isPaused, type RunState } from "./state/run-state.js";
 import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
@@ -497,12 +497,14 @@ async function takeRun(store: StoreCalls, runId: string): Promise<RunLease> {
  */
 async function refuseToReplace(store: StoreCalls, lease: RunLease): Promise<void> {
   const stored = await store.get(lease.runId);
-  if (stored?.status !== "needs_approval" && stored?.status !== "running") return;
+  if (!isPaused(stored?.status) && stored?.status !== "running") return;
   await store.release(lease);
   const what =
     stored.status === "needs_approval"
       ? "is paused, waiting for approval"
-      : "has an unfinished checkpoint (its process stopped)";
+      : stored.status === "needs_results"
+        ? "is paused, waiting for client-side tools' results"
+        : "has an unfinished checkpoint (its process stopped)";
   throw new StoreError(
     `run ${lease.runId} ${what}; resume it with loop.resume("${lease.runId}", decisions), or give the new run another runId`,
     "get",

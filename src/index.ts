@@ -70,7 +70,7 @@ export type {
   ResponseFormat,
 } from "./provider.js";
 export type { RunEnding, RunResult, RunResultBase } from "./run-result.js";
-export type { ApprovalDecision, ApprovalDecisions } from "./state/resume-plan.js";
+export type { ApprovalDecision, ApprovalDecisions, ExternalResult } from "./state/resume-plan.js";
 export type { DeniedCall, RunState, RunStatus, SubRunParent } from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunLease, RunStore, RunStoreOptions } from "./state/run-store.js";
@@ -79,6 +79,7 @@ export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
 export type {
   CallRecord,
   DecidedBy,
+  ExternalCall,
   PendingApproval,
   StepRecord,
   SubRunState,

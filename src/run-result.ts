@@ -1,7 +1,7 @@
 import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
 import type { RunState } from "./state/run-state.js";
-import type { PendingApproval, StepRecord } from "./step-record.js";
+import type { ExternalCall, PendingApproval, StepRecord } from "./step-record.js";
 import type { ReachedLimit } from "./usage-limits.js";
 
 /** What every `RunResult` holds, whatever its status. */
@@ -15,6 +15,11 @@ export interface RunResultBase {
   finishReason: ModelResponse["finishReason"];
   /** Plain JSON: store it anywhere and `resume()` a paused run from it. */
   state: RunState;
+  /**
+   * Client-side tools' calls waiting for their results (`needs_results`, and `needs_approval`
+   * when approvals and results wait in the same step): supply each on `resume()`.
+   */
+  external?: ExternalCall[] | undefined;
 }
 
 /** Every ending of a run, each status with its own fields; `RunResult` adds `output`. */
@@ -49,6 +54,15 @@ export type RunEnding =
       endedBy?: undefined;
       /** Calls waiting for approval: decide each, then `resume()` with `state`. */
       pending: PendingApproval[];
+      limit?: undefined;
+    })
+  | (RunResultBase & {
+      /** Only client-side tools' calls wait: give each its `{ result }` or `{ error }` on `resume()`. */
+      status: "needs_results";
+      stopReason?: undefined;
+      endedBy?: undefined;
+      pending?: undefined;
+      external: ExternalCall[];
       limit?: undefined;
     })
   | (RunResultBase & {

@@ -44,6 +44,11 @@ export interface CallRecord {
    * which the parent's resume continues. Present only while the call waits on it (no `result`).
    */
   subRun?: SubRunState;
+  /**
+   * The call's tool is a client-side tool (`external`): the call was allowed and waits for
+   * its result from `resume()`. Present only while it waits (no `result`).
+   */
+  external?: true;
 }
 
 /**
@@ -88,6 +93,21 @@ export interface PendingApproval {
    * the sub-agent, then, deeper, the sub-agent's own). Decide it by `toolCallId`, or by
    * `[...path, toolCallId].join("/")` when two pending calls share an id.
    */
+  subRun?: { runId: string; path: string[] };
+}
+
+/**
+ * An allowed call to a client-side tool, waiting for its result: run it where it belongs and
+ * give `resume()` `{ [toolCallId]: { result } }` or `{ [toolCallId]: { error } }`.
+ */
+export interface ExternalCall {
+  toolCallId: string;
+  toolName: string;
+  /** The args in the model's form (JSON, checked against the input schema, after hooks). */
+  args: unknown;
+  /** As on `PendingApproval`: a result entry carrying it was given for this exact call in this exact state. */
+  digest: string;
+  /** As on `PendingApproval`: the sub-run the call belongs to, when a sub-agent's. */
   subRun?: { runId: string; path: string[] };
 }
 

@@ -239,7 +239,7 @@ describe("trust: digests, for a state passed by value", () => {
     await refused(
       agent,
       agent.make().resume(checkpoints.chargeStarted, { c1: { approve: true, digest: HEX } }),
-      'a state passed by value resumes by digests only when it waits for approval (this one is "running"); resume it from the store by its runId',
+      'a state passed by value resumes by digests only when it is paused (this one is "running"); resume it from the store by its runId',
     );
   });
 
@@ -498,7 +498,7 @@ describe("the shape of the decisions", () => {
     for (const decision of [true, null, ["approve"], "yes"]) {
       await decide(
         { s1: decision },
-        "the decision for call s1 must be { approve: true } or { approve: false }",
+        "the decision for call s1 must be { approve: true } or { approve: false } (or, for a client-side call, { result } or { error })",
       );
     }
   });

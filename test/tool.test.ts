@@ -83,7 +83,8 @@ describe("tool()", () => {
     expect(() => tool({ name: "t", input: z.object({}), timeoutMs: 0, execute: noop })).toThrow(
       /timeoutMs/,
     );
-    expect(() => tool({ name: "t", input: z.object({}), execute: undefined as never })).toThrow(
+    // (no execute at all is a client-side tool: test/client-side-tools.test.ts)
+    expect(() => tool({ name: "t", input: z.object({}), execute: "run" as never })).toThrow(
       /execute/,
     );
     expect(() => tool({ name: "t", input: { type: "object" } as never, execute: noop })).toThrow(

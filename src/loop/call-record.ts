@@ -188,6 +188,26 @@ export function continued<Deps>(open: OpenCall<Deps>, parsed: unknown, plan: Res
   write(open).continues = plan;
 }
 
+/** An allowed call to a client-side tool: it does not run here, it waits for its result from `resume()`. */
+export function awaitsResult<Deps>(open: OpenCall<Deps>): void {
+  write(open).record = { ...open.record, external: true };
+}
+
+/** The result of a client-side tool's call, as `resume()` supplied it (`settled` drops `external`). */
+export function supplied<Deps>(
+  open: OpenCall<Deps>,
+  ok: boolean,
+  output: unknown,
+  content?: ToolContentPart[],
+): void {
+  const { toolCallId, toolName, editedFrom, args } = open.record;
+  const edited = editedFrom === undefined ? undefined : args;
+  const result = ok
+    ? okResult(toolCallId, toolName, output, edited, content)
+    : errorResult(toolCallId, toolName, output as string, edited);
+  settled(open, result);
+}
+
 /** A call of a checkpoint that had not started: it runs now, with `parsed`. */
 export function rerun<Deps>(open: OpenCall<Deps>, parsed: unknown): void {
   write(open).parsed = parsed;

@@ -1,7 +1,7 @@
 import { ToolExecutionError, ToolOutputError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
-import { type OpenCall, ran, started, waitsOnSubRun } from "./call-record.js";
+import { awaitsResult, type OpenCall, ran, started, waitsOnSubRun } from "./call-record.js";
 import { closeStoppedStep, type Guarded, guardOutput, postDecisionEvent } from "./guard-output.js";
 import { notRunByLimit, takeToolCall } from "./limit-checks.js";
 import type { OpenStep } from "./open-step.js";
@@ -137,6 +137,7 @@ class StepExecution<Deps> {
       if (run.listening) run.emit(resultEvent(run, this.#step.index, open.record, 0));
       return Promise.resolve();
     }
+    if (open.tool!.external) return this.#awaitResult(open);
     started(open);
     const execute = (): Promise<void> =>
       run.signal.aborted
@@ -145,6 +146,16 @@ class StepExecution<Deps> {
             this.#settle(open, done),
           );
     return run.options.store ? run.checkpoint().then(execute) : execute();
+  }
+
+  /**
+   * A client-side tool's allowed call does not run here: it waits for its result from
+   * `resume()` (checkpointed, so a crash keeps it waiting), counted as a tool call.
+   */
+  #awaitResult(open: OpenCall<Deps>): Promise<void> {
+    awaitsResult(open);
+    if (this.#run.options.store) this.#checkpoint();
+    return Promise.resolve();
   }
 
   /**

@@ -58,7 +58,8 @@ export function notRunByLimit<Deps>(open: OpenCall<Deps>, limit: ReachedLimit): 
 /**
  * After a step's executions: the limit that ends the run with this step, if any. That is the
  * limit that stopped one of its calls, or, when calls wait for approval and no tool may run
- * any more, `toolCalls` (an approval could not let them run). The step's calls still without
+ * any more, `toolCalls` (an approval could not let them run; a client-side call waiting for its
+ * result was counted when it was allowed). The step's calls still without
  * a result then get "not run: limit reached", so every call has its one result.
  */
 export function limitOfStep<Deps>(
@@ -66,7 +67,9 @@ export function limitOfStep<Deps>(
   step: OpenStep<Deps>,
 ): ReachedLimit | undefined {
   const waiting = step.calls.filter((open) => !open.record.result);
-  const limit = step.limit ?? (waiting.length > 0 ? toolCallsUsedUp(run) : undefined);
+  // A client-side call that waits for its result was counted already; a call waiting for approval was not.
+  const unapproved = waiting.some((open) => !open.record.external);
+  const limit = step.limit ?? (unapproved ? toolCallsUsedUp(run) : undefined);
   if (!limit) return undefined;
   for (const open of waiting) notRunByLimit(open, limit);
   resultEvents(run, step.index, waiting);

@@ -9,6 +9,7 @@ import {
   refused,
   rerun,
   restored,
+  supplied,
 } from "./call-record.js";
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
@@ -23,7 +24,8 @@ import { decisionEvent, resultEvents } from "./step-events.js";
  * The first step of a resumed run: the paused (or running) state's open step, finished. The
  * humans' decisions and the checkpoint's leftovers are applied (each checked by `planResume`
  * before anything ran) → the approved and not-yet-run calls execute, and calls that waited on
- * a paused sub-agent continue its run → `endsRun` is asked
+ * a paused sub-agent continue its run, client-side calls settle with the results given (they
+ * are not executions here: not in `executed`, not asked of `endsRun`) → `endsRun` is asked
  * (unless a call of the step ended the run before it paused) → the step is finished.
  */
 export async function resumeStep<Deps>(
@@ -72,6 +74,14 @@ export async function resumeStep<Deps>(
       case "sub-run":
         continued(open, resolution.parsed, resolution.plan);
         toRun.push(open);
+        break;
+      case "result":
+        supplied(open, true, resolution.output, resolution.content);
+        decided.push(open);
+        break;
+      case "result-error":
+        supplied(open, false, resolution.error);
+        decided.push(open);
     }
   }
   resultEvents(run, step.index, decided);

@@ -5,6 +5,7 @@ import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunState, RunStatus } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
+import type { StepRecord } from "../step-record.js";
 import type { StepOutcome } from "./finish-step.js";
 import { transcriptOnFailure } from "./finish-step.js";
 import { takeModelCall } from "./limit-checks.js";
@@ -58,8 +59,8 @@ const STATUS: Record<StepOutcome["kind"], RunStatus> = {
 };
 
 async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Promise<RunResult> {
-  const status = STATUS[outcome.kind];
   const lastStep = run.steps[run.steps.length - 1];
+  const status = outcome.kind === "paused" ? pausedStatus(lastStep) : STATUS[outcome.kind];
   const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
   const endedBy =
     outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
@@ -79,6 +80,18 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   return withStatus(base, outcome, state);
 }
 
+/**
+ * A paused step's status: `needs_approval` while any call waits for a human (its own, or a
+ * sub-run's), even when client-side calls wait for their results too (the result lists both);
+ * `needs_results` when only client-side calls wait.
+ */
+function pausedStatus(step: StepRecord | undefined): RunStatus {
+  const approving = step?.calls.some(
+    (call) => !call.result && (call.verdict === "needs-approval" || call.subRun),
+  );
+  return approving ? "needs_approval" : "needs_results";
+}
+
 /** The result for how the run ended: each status with its own fields. */
 function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState): RunResult {
   switch (outcome.kind) {
@@ -88,8 +101,12 @@ function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState):
         : { status: "stopped", ...base, stopReason: outcome.reason };
     case "ended":
       return { status: "ended_by_tool", ...base, endedBy: outcome.endedBy };
-    case "paused":
-      return { status: "needs_approval", ...base, pending: state.pending?.slice() ?? [] };
+    case "paused": {
+      const external = state.external ? { external: state.external.slice() } : {};
+      return state.status === "needs_results"
+        ? { status: "needs_results", ...base, external: state.external?.slice() ?? [] }
+        : { status: "needs_approval", ...base, pending: state.pending?.slice() ?? [], ...external };
+    }
     case "completed":
       return { status: "completed", ...base, output: outcome.output?.value };
     case "continue":

@@ -1,12 +1,15 @@
 import { messageOf, ResumeError } from "../errors.js";
+import type { ToolContentPart } from "../messages.js";
 import type { CallRecord, StepRecord } from "../step-record.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs } from "../tools/args.js";
+import { formatIssues } from "../tools/schema.js";
+import { toJsonOutput } from "../tools/tool-output.js";
 import type { Toolset } from "../tools/toolset.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
 import { approvalDigest, sameHex } from "./digest.js";
 import type { RunState } from "./run-state.js";
-import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
+import { isPaused, RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
 import { stateProblem } from "./state-schema.js";
 import { type RoutedDecisions, routeDecisions, subAgentOf, waitingCalls } from "./sub-runs.js";
 
@@ -19,8 +22,20 @@ export type ApprovalDecision<Args = unknown> =
   | { approve: true; args?: Args | undefined; digest?: string | undefined }
   | { approve: false; reason?: string | undefined; digest?: string | undefined };
 
-/** Decisions by tool call id; every pending call needs one. */
-export type ApprovalDecisions = Record<string, ApprovalDecision>;
+/**
+ * A client-side tool's result, given on resume for one of `external`: its output (checked
+ * against the tool's `output` schema, stored as JSON), or an error the model reads as the
+ * call's error result. `digest` (from the `ExternalCall`) binds it to that call in that state.
+ */
+export type ExternalResult =
+  | { result: unknown; digest?: string | undefined }
+  | { error: string; digest?: string | undefined };
+
+/**
+ * What `resume()` takes, by tool call id: a decision for every pending call and a result for
+ * every client-side call waiting (`external`), in one object; no entry for any other id.
+ */
+export type ApprovalDecisions = Record<string, ApprovalDecision | ExternalResult>;
 
 /**
  * Where a state to resume came from: the loop's own store (trusted); the caller, by value; or
@@ -60,9 +75,12 @@ export type Resolution =
   | { kind: "refuse"; toolCallId: string; reason?: string }
   | { kind: "rerun"; toolCallId: string; parsed: unknown }
   | { kind: "unknown"; toolCallId: string }
-  | { kind: "sub-run"; toolCallId: string; parsed: unknown; plan: ResumePlan };
+  | { kind: "sub-run"; toolCallId: string; parsed: unknown; plan: ResumePlan }
+  | { kind: "result"; toolCallId: string; output: unknown; content?: ToolContentPart[] }
+  | { kind: "result-error"; toolCallId: string; error: string };
 
 const DECISION_KEYS = ["approve", "args", "reason", "digest"];
+const RESULT_KEYS = ["result", "error", "digest"];
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
@@ -85,7 +103,7 @@ export async function planResume<Deps>(
   const state = migrate(options, structuredClone(copy));
   const problem = stateProblem(state);
   if (problem !== undefined) throw new ResumeError(`the state is damaged at ${problem}`);
-  if (state.status !== "needs_approval" && state.status !== "running") {
+  if (!isPaused(state.status) && state.status !== "running") {
     throw new ResumeError(
       `nothing to resume: run ${state.runId} ended with status "${state.status}"`,
     );
@@ -95,9 +113,9 @@ export async function planResume<Deps>(
       `this state is the paused sub-run of call ${state.parent.toolCallId} in run ${state.parent.runId}: it resumes only with its parent; resume the parent's state`,
     );
   }
-  if (byDigest && state.status !== "needs_approval") {
+  if (byDigest && !isPaused(state.status)) {
     throw new ResumeError(
-      `a state passed by value resumes by digests only when it waits for approval (this one is "${state.status}"); resume it from the store by its runId`,
+      `a state passed by value resumes by digests only when it is paused (this one is "${state.status}"); resume it from the store by its runId`,
     );
   }
   const open = state.steps[state.steps.length - 1];
@@ -113,7 +131,7 @@ export async function planResume<Deps>(
   const resolutions: Resolution[] = [];
   for (const record of open.calls) {
     if (record.result) continue;
-    if (record.verdict !== "needs-approval" && !record.subRun && byDigest) {
+    if (record.verdict !== "needs-approval" && !record.subRun && !record.external && byDigest) {
       throw new ResumeError(
         `call ${record.toolCallId} has verdict "${record.verdict}" and no result, which a paused state never has; the state is damaged`,
       );
@@ -266,6 +284,14 @@ function checkCalls(state: RunState, open: StepRecord): void {
   if (state.status === "needs_approval" && waiting.length === 0 && !onSubRuns) {
     throw damaged("it waits for approval, but no call of its open step does");
   }
+  const external = open.calls.filter((call) => call.external && !call.result);
+  if (state.status === "needs_results" && external.length === 0) {
+    throw damaged("it waits for client-side tools' results, but no call of its open step does");
+  }
+  const odd = external.find(
+    (call) => call.verdict !== "allow" || call.started || call.subRun || call.args === undefined,
+  );
+  if (odd) throw damaged(`call ${odd.toolCallId} waits for a result but was never allowed to`);
   const argless = waiting.find((call) => call.args === undefined);
   if (argless) throw damaged(`call ${argless.toolCallId} waits for approval without its args`);
 }
@@ -274,14 +300,20 @@ const callIds = (parts: StepRecord["response"]["parts"]) =>
   parts.flatMap((part) => (part.type === "tool-call" ? [part.id] : []));
 
 /** The decisions, each checked for shape: `{ approve: true, args?, digest? }` or `{ approve: false, reason?, digest? }`. */
-function checkDecisions(decisions: Record<string, unknown>): Record<string, ApprovalDecision> {
+function checkDecisions(decisions: Record<string, unknown>): ApprovalDecisions {
   if (!isPlainObject(decisions)) {
     throw new ResumeError("decisions must be an object keyed by tool call id");
   }
   for (const [id, decision] of Object.entries(decisions)) {
     const where = `the decision for call ${id}`;
     if (!isPlainObject(decision)) {
-      throw new ResumeError(`${where} must be { approve: true } or { approve: false }`);
+      throw new ResumeError(
+        `${where} must be { approve: true } or { approve: false } (or, for a client-side call, { result } or { error })`,
+      );
+    }
+    if (isResultEntry(decision)) {
+      checkResultEntry(id, decision);
+      continue;
     }
     const unknown = Object.keys(decision).find((key) => !DECISION_KEYS.includes(key));
     if (unknown !== undefined) {
@@ -309,7 +341,96 @@ function checkDecisions(decisions: Record<string, unknown>): Record<string, Appr
       throw new ResumeError(`${where}: \`digest\` must be the 64-hex digest from the pending call`);
     }
   }
-  return decisions as Record<string, ApprovalDecision>;
+  return decisions as ApprovalDecisions;
+}
+
+/** Whether an entry is meant as a client-side tool's result rather than a decision. */
+const isResultEntry = (entry: object): entry is ExternalResult =>
+  "result" in entry || "error" in entry;
+
+/** A result entry's shape: `{ result, digest? }` or `{ error: string, digest? }`, never mixed with a decision. */
+function checkResultEntry(id: string, entry: Record<string, unknown>): void {
+  const where = `the entry for call ${id}`;
+  const mixed = DECISION_KEYS.filter((key) => key !== "digest" && key in entry);
+  if (mixed.length > 0) {
+    throw new ResumeError(
+      `${where} mixes a client-side result with a decision (\`${mixed[0]}\`); give { result } or { error } for a call that waits for its result, { approve } for one that waits for approval`,
+    );
+  }
+  const unknown = Object.keys(entry).find((key) => !RESULT_KEYS.includes(key));
+  if (unknown !== undefined) {
+    const near = closest(unknown, RESULT_KEYS);
+    throw new ResumeError(
+      `${where} has the unknown key \`${unknown}\`${near ? ` (did you mean \`${near}\`?)` : ""}; a result entry has \`result\` or \`error\`, and \`digest\``,
+    );
+  }
+  if ("result" in entry && "error" in entry) {
+    throw new ResumeError(`${where} gives both \`result\` and \`error\`; give one`);
+  }
+  if ("error" in entry && typeof entry.error !== "string") {
+    throw new ResumeError(`${where}: \`error\` must be a string (the message the model reads)`);
+  }
+  if (
+    entry.digest !== undefined &&
+    (typeof entry.digest !== "string" || !HEX64.test(entry.digest))
+  ) {
+    throw new ResumeError(`${where}: \`digest\` must be the 64-hex digest from the external call`);
+  }
+}
+
+/**
+ * A client-side call's result as given: an error, or an output that fits the tool's `output`
+ * schema and that JSON can carry. The tool must still be this loop's client-side tool.
+ */
+async function suppliedResult<Deps>(
+  options: ResumeSettings<Deps>,
+  record: CallRecord,
+  entry: ExternalResult,
+): Promise<Resolution> {
+  const { toolCallId, toolName } = record;
+  const tool = options.tools.find(toolName);
+  if (!tool?.external) {
+    throw new ResumeError(
+      tool
+        ? `call ${toolCallId} waits for a client-side result, but tool ${toolName} of this loop runs here (it has an execute); nothing ran`
+        : `tool ${toolName} is not in this loop's toolset (it has: ${options.tools.names().join(", ") || "no tools"})`,
+    );
+  }
+  if ("error" in entry) return { kind: "result-error", toolCallId, error: entry.error };
+  if (tool.output) {
+    let checked: unknown;
+    try {
+      checked = await tool.output["~standard"].validate(entry.result);
+    } catch (error) {
+      throw new ResumeError(`the output schema of tool ${toolName} threw: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+    const issues = (checked as { issues?: unknown } | null)?.issues;
+    if (
+      typeof checked !== "object" ||
+      checked === null ||
+      (issues !== undefined && !Array.isArray(issues))
+    ) {
+      throw new ResumeError(
+        `the output schema of tool ${toolName} answered something that is not a validation result`,
+      );
+    }
+    if (Array.isArray(issues)) {
+      throw new ResumeError(
+        `the result for call ${toolCallId} (${toolName}) does not fit the tool's output schema: ${formatIssues(issues) || "the schema rejected it"}; nothing ran`,
+      );
+    }
+  }
+  const json = toJsonOutput(entry.result);
+  if (!json.ok) {
+    throw new ResumeError(
+      `the result for call ${toolCallId} (${toolName}) cannot be stored as JSON: ${json.problem}; nothing ran`,
+    );
+  }
+  return json.content
+    ? { kind: "result", toolCallId, output: json.output, content: json.content }
+    : { kind: "result", toolCallId, output: json.output };
 }
 
 /** What resuming does with one call that has no result yet. */
@@ -318,18 +439,33 @@ async function resolve<Deps>(
   state: RunState,
   stateDigest: () => Promise<string>,
   record: CallRecord,
-  routed: RoutedDecisions<ApprovalDecision>,
+  routed: RoutedDecisions<ApprovalDecision | ExternalResult>,
 ): Promise<Resolution> {
   const { toolCallId } = record;
   const tool = options.tools.find(record.toolName);
   if (record.subRun) {
     return continuedSubRun(options, state, record, routed.nested.get(toolCallId) ?? {});
   }
+  if (record.external) {
+    const entry = routed.own[toolCallId];
+    if (!entry || !isResultEntry(entry)) {
+      throw new ResumeError(
+        `call ${toolCallId} (${record.toolName}) runs client-side and waits for its result; give { result } or { error: "..." }${entry ? ", not a decision" : ""}`,
+      );
+    }
+    await checkDigest(state, stateDigest, toolCallId, record, entry);
+    return suppliedResult(options, record, entry);
+  }
   if (record.verdict === "needs-approval") {
     const decision = routed.own[record.toolCallId];
     if (!decision) {
       throw new ResumeError(
         `call ${record.toolCallId} (${record.toolName}) waits for a decision; give { approve: true } or { approve: false }`,
+      );
+    }
+    if (isResultEntry(decision)) {
+      throw new ResumeError(
+        `call ${toolCallId} (${record.toolName}) waits for approval, not for a result; give { approve: true } or { approve: false } (an approved client-side call then waits for its result)`,
       );
     }
     await checkDigest(state, stateDigest, toolCallId, record, decision);
@@ -365,7 +501,7 @@ async function checkDigest(
   stateDigest: () => Promise<string>,
   key: string,
   record: CallRecord,
-  decision: ApprovalDecision,
+  decision: { digest?: string | undefined },
 ): Promise<void> {
   if (decision.digest === undefined) return;
   const { runId } = state;
@@ -386,7 +522,7 @@ async function continuedSubRun<Deps>(
   options: ResumeSettings<Deps>,
   state: RunState,
   record: CallRecord,
-  decisions: Record<string, ApprovalDecision>,
+  decisions: ApprovalDecisions,
 ): Promise<Resolution> {
   const { toolCallId, toolName } = record;
   const tool = options.tools.find(toolName);

@@ -1,5 +1,5 @@
 import type { Message, ToolCall, Usage } from "../messages.js";
-import type { PendingApproval, StepRecord } from "../step-record.js";
+import type { ExternalCall, PendingApproval, StepRecord } from "../step-record.js";
 import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
 
@@ -9,6 +9,7 @@ export type RunStatus =
   | "stopped"
   | "ended_by_tool"
   | "needs_approval"
+  | "needs_results"
   | "max_steps"
   | "limit_reached";
 
@@ -30,8 +31,10 @@ export interface DeniedCall {
 /**
  * Everything needed to continue a run, as plain JSON (schema version 2).
  *
- * - `status` is how the run stood when the state was written: `"needs_approval"` (paused),
- *   `"running"` (a checkpoint written by a `RunStore` while tools ran), or a final status.
+ * - `status` is how the run stood when the state was written: `"needs_approval"` or
+ *   `"needs_results"` (paused), `"running"` (a checkpoint written by a `RunStore` while tools
+ *   ran), or a final status. An `"allow"` call with `external: true` and no result waits for
+ *   its client-side tool's result.
  * - The last entry of `steps` is the open step of a paused or running state: calls with a
  *   `result` are settled; a `"needs-approval"` call without one waits for a decision; an
  *   `"allow"` call without one had not started, or had started (`started: true`) when the
@@ -64,6 +67,8 @@ export interface RunState {
   /** Model calls and tool executions so far, counted against `limits`. Absent in older states. */
   callCounts?: CallCounts;
   pending?: PendingApproval[];
+  /** The open step's client-side calls waiting for their results, each with its digest. */
+  external?: ExternalCall[];
   /** A paused step's call whose result ends the run once the pending calls are settled. */
   endedBy?: ToolCall;
   /**
@@ -86,8 +91,18 @@ export function signatureOf(state: RunState, key: string | Uint8Array): Promise<
   return hmacHex(key, canonicalJson(signed));
 }
 
-/** The SHA-256 of a state without its `pending` list and signature: what approval digests bind to. */
+/**
+ * Whether a run with this status is paused: waiting for approvals (`needs_approval`, which
+ * may list client-side calls too) or for client-side tools' results only (`needs_results`).
+ */
+export const isPaused = (status: unknown): status is "needs_approval" | "needs_results" =>
+  status === "needs_approval" || status === "needs_results";
+
+/**
+ * The SHA-256 of a state without its `pending` and `external` lists and signature: what
+ * approval (and result) digests bind to.
+ */
 export function stateDigestOf(state: RunState): Promise<string> {
-  const { signature: _signature, pending: _pending, ...content } = state;
+  const { signature: _signature, pending: _pending, external: _external, ...content } = state;
   return sha256Hex(canonicalJson(content));
 }

@@ -1,4 +1,4 @@
-import type { PendingApproval } from "../step-record.js";
+import type { ExternalCall, PendingApproval } from "../step-record.js";
 import { approvalDigest } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { signatureOf, stateDigestOf } from "./run-state.js";
@@ -13,17 +13,21 @@ export async function sealState(
   state: RunState,
   signingKey: string | Uint8Array | undefined,
 ): Promise<RunState> {
-  const pending = await pendingOf(state);
+  const waiting = await pendingOf(state);
+  const pending = waiting.filter((call) => !call.external).map(({ call }) => call);
+  const external = waiting.filter((call) => call.external).map(({ call }) => call);
   if (pending.length > 0) state.pending = pending;
+  if (external.length > 0) state.external = external as ExternalCall[];
   if (signingKey !== undefined) state.signature = await signatureOf(state, signingKey);
   return state;
 }
 
 /**
- * The calls waiting for a decision: the open step's own, and those of paused sub-runs nested
- * in it (each naming its sub-run), every digest bound to this state, which holds theirs.
+ * The calls waiting for a decision (or, `external`, a client-side tool's result): the open
+ * step's own, and those of paused sub-runs nested in it (each naming its sub-run), every digest
+ * bound to this state, which holds theirs.
  */
-async function pendingOf(state: RunState): Promise<PendingApproval[]> {
+async function pendingOf(state: RunState): Promise<{ call: PendingApproval; external: boolean }[]> {
   const waiting = waitingCalls(state);
   if (waiting.length === 0) return [];
   const stateDigest = await stateDigestOf(state);
@@ -32,9 +36,9 @@ async function pendingOf(state: RunState): Promise<PendingApproval[]> {
       const { toolCallId, toolName, args, reason } = record;
       const digest = await approvalDigest(state.runId, key, toolName, args, stateDigest);
       const pending: PendingApproval = { toolCallId, toolName, args, digest };
-      if (reason !== undefined) pending.reason = reason;
+      if (reason !== undefined && !record.external) pending.reason = reason;
       if (path.length > 0) pending.subRun = { runId, path };
-      return Object.freeze(pending);
+      return { call: Object.freeze(pending), external: record.external === true };
     }),
   );
 }

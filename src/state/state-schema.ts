@@ -155,6 +155,7 @@ const callRecord = {
     result: toolResult,
     ms: { type: "number", minimum: 0 },
     subRun: { $ref: "#" }, // a paused sub-agent's state: a whole RunState, checked the same way
+    external: { const: true }, // a client-side tool's call waiting for its result
   },
   additionalProperties: false,
 };
@@ -216,6 +217,7 @@ export const RUN_STATE_SCHEMA = {
         "stopped",
         "ended_by_tool",
         "needs_approval",
+        "needs_results",
         "max_steps",
         "limit_reached",
         "running",
@@ -264,6 +266,26 @@ export const RUN_STATE_SCHEMA = {
           toolName: text,
           args: true,
           reason: text,
+          digest: hex64,
+          subRun: {
+            type: "object",
+            required: ["runId", "path"],
+            properties: { runId: id, path: { type: "array", minItems: 1, items: id } },
+            additionalProperties: false,
+          },
+        },
+        additionalProperties: false,
+      },
+    },
+    external: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["toolCallId", "toolName", "args", "digest"],
+        properties: {
+          toolCallId: id,
+          toolName: text,
+          args: true,
           digest: hex64,
           subRun: {
             type: "object",

@@ -1,6 +1,6 @@
 import { ResumeError } from "../errors.js";
 import type { CallRecord } from "../step-record.js";
-import type { RunState } from "./run-state.js";
+import { isPaused, type RunState } from "./run-state.js";
 
 /**
  * What resuming a parent needs of a sub-agent tool (`loop.asTool`): how to check its paused
@@ -40,11 +40,12 @@ export interface WaitingCall {
 }
 
 /**
- * The calls a paused (or running) state waits on a human for, in call order: its open step's
- * own, and, for a call that waits on a paused sub-run, the sub-run's, at any depth.
+ * The calls a paused (or running) state waits on a human (or a client-side tool's result) for,
+ * in call order: its open step's own, and, for a call that waits on a paused sub-run, the
+ * sub-run's, at any depth.
  */
 export function waitingCalls(state: RunState, path: string[] = []): WaitingCall[] {
-  if (state.status !== "needs_approval" && state.status !== "running") return [];
+  if (!isPaused(state.status) && state.status !== "running") return [];
   const open = state.steps[state.steps.length - 1];
   const waiting: WaitingCall[] = [];
   for (const record of open?.calls ?? []) {
@@ -53,7 +54,7 @@ export function waitingCalls(state: RunState, path: string[] = []): WaitingCall[
       waiting.push(
         ...waitingCalls(record.subRun as unknown as RunState, [...path, record.toolCallId]),
       );
-    } else if (record.verdict === "needs-approval") {
+    } else if (record.verdict === "needs-approval" || record.external) {
       const key = [...path, record.toolCallId].join("/");
       waiting.push({ key, path, runId: state.runId, record });
     }

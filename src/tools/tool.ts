@@ -1,3 +1,4 @@
+import { TollgateError } from "../errors.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
 import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
@@ -50,6 +51,13 @@ export interface Tool<Deps = unknown, Args = any, In = unknown> {
   readonly sequential: boolean;
   /** True: safe to run again when a crash left its outcome unknown. */
   readonly idempotent: boolean;
+  /**
+   * True: a client-side tool. It never runs here: an allowed call pauses the run
+   * (`needs_results`) until `resume()` supplies its result. Its `execute` throws.
+   */
+  readonly external: boolean;
+  /** A client-side tool's output schema: each result given on resume is checked against it. */
+  readonly output?: StandardSchema;
   execute(args: Args, ctx: ToolContext<Deps>): unknown;
 }
 
@@ -67,7 +75,15 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   sequential?: boolean | undefined;
   /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
   idempotent?: boolean | undefined;
-  execute(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
+  /**
+   * True (or no `execute`): a client-side tool, run elsewhere (a browser, an app, a person);
+   * its results come back through `resume()`. `external: true` with an `execute` is a `TypeError`.
+   */
+  external?: boolean | undefined;
+  /** A client-side tool's output schema (any schema `input` accepts): results given on resume must fit it. */
+  output?: StandardSchema | undefined;
+  /** Runs the call; leave it out for a client-side tool. */
+  execute?(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -82,6 +98,8 @@ const TOOL_OPTIONS: Record<keyof ToolDefinition<unknown, StandardSchema>, true> 
   timeoutMs: true,
   sequential: true,
   idempotent: true,
+  external: true,
+  output: true,
   execute: true,
 };
 const TOOL_KEYS = Object.keys(TOOL_OPTIONS);
@@ -140,9 +158,7 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
   if (typeof description !== "string") {
     throw new TypeError(`tool "${name}": description must be a string`);
   }
-  if (typeof definition.execute !== "function") {
-    throw new TypeError(`tool "${name}": execute must be a function`);
-  }
+  const external = externalOf(definition, name);
   checkMaxRetries(name, maxRetries);
   const { timeoutMs } = definition;
   if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
@@ -164,9 +180,11 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     sequential: definition.sequential ?? false,
     idempotent: definition.idempotent ?? false,
+    external,
+    ...(definition.output === undefined ? {} : { output: definition.output }),
     // What execute throws is marked as the tool's own, so a policy's executeTool that passes
     // it on is not blamed for it.
-    execute: noteToolErrors(definition.execute),
+    execute: external ? runsElsewhere(name) : noteToolErrors(definition.execute!),
   };
   return Object.freeze(built);
 }
@@ -198,6 +216,54 @@ tool.withDeps = function withDeps<Deps>(): ToolFactory<Deps> {
 export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: number): T {
   checkMaxRetries(tool.name, maxRetries);
   return Object.freeze({ ...tool, maxRetries });
+}
+
+/**
+ * Whether a definition is a client-side tool: `external: true`, or no `execute`. Fails closed on
+ * anything that could be either: `external: true` with an `execute`, an `execute` that is not a
+ * function, an `output` schema on a tool that runs here (nothing would check it).
+ */
+function externalOf(definition: ToolDefinition<any, StandardSchema>, name: string): boolean {
+  const { external, execute, output } = definition;
+  if (external !== undefined && typeof external !== "boolean") {
+    throw new TypeError(`tool "${name}": external must be a boolean, got ${shownValue(external)}`);
+  }
+  if (execute !== undefined && typeof execute !== "function") {
+    throw new TypeError(`tool "${name}": execute must be a function`);
+  }
+  if (external === true && execute !== undefined) {
+    throw new TypeError(
+      `tool "${name}": external: true marks a tool that runs elsewhere, but it has an execute; remove one of them`,
+    );
+  }
+  if (external === false && execute === undefined) {
+    throw new TypeError(
+      `tool "${name}": execute must be a function (or leave it out with external: true for a client-side tool)`,
+    );
+  }
+  const isExternal = execute === undefined;
+  if (output !== undefined) {
+    if (!isExternal) {
+      throw new TypeError(
+        `tool "${name}": \`output\` checks the results of a client-side tool (no execute); this tool runs here`,
+      );
+    }
+    if (typeof (output as StandardSchema)?.["~standard"]?.validate !== "function") {
+      throw new TypeError(
+        `tool "${name}": \`output\` must be a zod schema, a Standard Schema, or jsonSchema({...}); got ${shownValue(output)}`,
+      );
+    }
+  }
+  return isExternal;
+}
+
+/** A client-side tool's `execute`: never called by the loop, which pauses for its result instead. */
+function runsElsewhere(name: string): () => never {
+  return () => {
+    throw new TollgateError(
+      `tool "${name}" is a client-side tool: it runs elsewhere, and its result comes through resume()`,
+    );
+  };
 }
 
 function checkMaxRetries(name: string, maxRetries: number): void {
