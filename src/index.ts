@@ -71,7 +71,13 @@ export type {
 } from "./provider.js";
 export type { RunEnding, RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions, ExternalResult } from "./state/resume-plan.js";
-export type { DeniedCall, RunState, RunStatus, SubRunParent } from "./state/run-state.js";
+export type {
+  DeniedCall,
+  RememberedDecision,
+  RunState,
+  RunStatus,
+  SubRunParent,
+} from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
 export type { RunLease, RunStore, RunStoreOptions } from "./state/run-store.js";
 export { memoryRunStore } from "./state/run-store.js";
@@ -86,6 +92,13 @@ export type {
   UnsettledCall,
   Verdict,
 } from "./step-record.js";
+export type {
+  FormatToolError,
+  RepairInfo,
+  RepairToolCall,
+  ToolErrorInfo,
+  ToolErrorKind,
+} from "./tool-feedback.js";
 export type { ArgsLimits } from "./tools/args.js";
 export type {
   CallLike,

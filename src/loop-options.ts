@@ -10,6 +10,7 @@ import type { RunStore } from "./state/run-store.js";
 import { RUN_STORE_METHODS } from "./state/run-store.js";
 import type { StoreCalls } from "./state/store-calls.js";
 import { storeCalls } from "./state/store-calls.js";
+import type { FormatToolError, RepairToolCall } from "./tool-feedback.js";
 import type { ArgsLimits } from "./tools/args.js";
 import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
 import { notAToolMessage, toolLike } from "./tools/foreign-tools.js";
@@ -82,6 +83,17 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
   argsLimits?: Partial<ArgsLimits> | undefined;
   /** A call a human refused, asked again with the same args: "auto-deny" (default) or "ask" again. */
   repeatDenied?: "auto-deny" | "ask" | undefined;
+  /**
+   * Fixes the args of calls that failed parsing or validation before the model is told:
+   * return fixed args (validated again, then gated like the model's own) or `undefined`.
+   * A repair counts like a retry against the tool's `maxRetries`.
+   */
+  repairToolCall?: RepairToolCall<Deps> | undefined;
+  /**
+   * Writes the text the model reads for blocked, denied, invalid, unavailable and refused
+   * calls (`info.message` is the default text); must return a string.
+   */
+  formatToolError?: FormatToolError | undefined;
   /** Upgrades states of older versions: `{ [fromVersion]: (state) => stateOfNextVersion }`. */
   stateMigrations?: Record<number, (state: any) => unknown> | undefined;
   /**
@@ -120,6 +132,8 @@ export interface ResolvedOptions<Deps> {
   trustState: boolean;
   argsLimits: ArgsLimits;
   repeatDenied: "auto-deny" | "ask";
+  repairToolCall: RepairToolCall<Deps> | undefined;
+  formatToolError: FormatToolError | undefined;
   stateMigrations: Record<number, (state: any) => unknown>;
   /** The loop's structured output, checked. */
   output: ResolvedOutput | undefined;
@@ -147,6 +161,8 @@ const LOOP_KEYS = [
   "signingKey",
   "trustState",
   "repeatDenied",
+  "repairToolCall",
+  "formatToolError",
   "stateMigrations",
   "argsLimits",
   "output",
@@ -215,6 +231,8 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   optionalType("instructions", options.instructions, "string");
   optionalType("onEvent", options.onEvent, "function");
   optionalType("onListenerError", options.onListenerError, "function");
+  optionalType("repairToolCall", options.repairToolCall, "function");
+  optionalType("formatToolError", options.formatToolError, "function");
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError("AgentLoop: `signal` must be an AbortSignal");
   }
@@ -237,6 +255,8 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     signingKey,
     trustState,
     repeatDenied,
+    repairToolCall: options.repairToolCall,
+    formatToolError: options.formatToolError,
     stateMigrations: checkMigrations(options.stateMigrations),
     argsLimits: checkArgsLimits(options.argsLimits),
     output: resolveOutput(options.output, provider, tools.names(), maxRetries, "AgentLoop"),

@@ -30,6 +30,11 @@ export interface CallRecord {
   args?: unknown;
   /** The args before a human edited them on approval (model's form). */
   editedFrom?: unknown;
+  /**
+   * The model's args text when `repairToolCall` fixed it: the call failed parsing or
+   * validation, and `args` are the repaired args (validated again, then gated).
+   */
+  repairedFrom?: string;
   /** In checkpoints: the call had started and not settled when the state was written. */
   started?: boolean;
   verdict: Verdict;

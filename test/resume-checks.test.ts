@@ -504,7 +504,7 @@ describe("the shape of the decisions", () => {
   });
 
   it("an unknown key is refused, with a did-you-mean when one is near", async () => {
-    const known = "a decision has `approve`, `args`, `reason`, `digest`";
+    const known = "a decision has `approve`, `args`, `reason`, `digest`, `remember`";
     await decide(
       { s1: { approved: true } },
       `the decision for call s1 has the unknown key \`approved\` (did you mean \`approve\`?); ${known}`,

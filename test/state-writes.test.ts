@@ -69,6 +69,7 @@ function runContext(parts: Partial<RunContext<unknown>> = {}): RunContext<unknow
     unavailableCalls: new Map(),
     executed: [],
     denied: [],
+    remembered: [],
     limits: { toolCalls: 3 },
     callCounts: { modelCalls: 1, toolCalls: 2 },
     lease: { runId: "run-1", token: 1, ttlMs: 1_000 },

@@ -2,10 +2,11 @@ import { HookError, messageOf } from "../errors.js";
 import type { PreToolCallHook, PreToolCallVerdict } from "../hooks.js";
 import type { ToolCall, ToolCallPart } from "../messages.js";
 import type { LoopPolicy } from "../policy.js";
-import type { DeniedCall } from "../state/run-state.js";
+import type { DeniedCall, RememberedDecision } from "../state/run-state.js";
 import type { DecidedBy } from "../step-record.js";
+import type { RepairToolCall } from "../tool-feedback.js";
 import type { ArgsLimits } from "../tools/args.js";
-import { argsFromValue, checkArgs, parseArgs } from "../tools/args.js";
+import { argsFromValue, checkArgs, parseArgs, withoutAdvice } from "../tools/args.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { andThen, isPromise, later, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
@@ -31,6 +32,8 @@ export type GateOutcome =
 interface Judged {
   by: DecidedBy;
   call: ToolCall;
+  /** The model's args failed parsing or validation; `call.args` are `repairToolCall`'s fix. */
+  repaired?: true;
 }
 
 /** One call to judge, and everything the gate needs to judge it. */
@@ -50,6 +53,10 @@ export interface GateRequest<Deps> {
   context: (tool: Tool<Deps>) => ToolContext<Deps>;
   /** The earlier refusal of this exact call, when refusals are remembered. */
   refused: (call: ToolCall) => DeniedCall | undefined;
+  /** The decision a human asked to remember for every later call of this tool in the run. */
+  remembered?: ((toolName: string) => RememberedDecision | undefined) | undefined;
+  /** The loop's `repairToolCall`, for calls whose args failed parsing or validation. */
+  repair?: RepairToolCall<Deps> | undefined;
 }
 
 /**
@@ -64,11 +71,63 @@ export function gate<Deps>(request: GateRequest<Deps>): MaybePromise<GateOutcome
   if (!tool) return unavailable(part.name, request.callable);
   return andThen(
     parseArgs(tool, part.args, request.argsLimits),
-    (read): MaybePromise<GateOutcome> =>
-      read.ok
-        ? dispatch(request, tool, { args: read.args, parsed: read.parsed }, 0)
-        : { kind: "invalid", by: "schema", message: read.message },
+    (read): MaybePromise<GateOutcome> => {
+      if (read.ok) return dispatch(request, tool, { args: read.args, parsed: read.parsed }, 0);
+      const invalid: GateOutcome = { kind: "invalid", by: "schema", message: read.message };
+      return request.repair ? repaired(request, tool, invalid) : invalid;
+    },
   );
+}
+
+/**
+ * Asks `repairToolCall` to fix a call's args: fixed args are read like a hook's rewrite,
+ * validated again and then go through the hooks and the decision like the model's own; no fix
+ * (or a fix the schema rejects) leaves the call invalid. A throw, or an answer JSON cannot
+ * carry, is `PolicyError`.
+ */
+function repaired<Deps>(
+  request: GateRequest<Deps>,
+  tool: Tool<Deps>,
+  invalid: GateOutcome & { kind: "invalid" },
+): MaybePromise<GateOutcome> {
+  const { part, step, argsLimits } = request;
+  const repair = request.repair!;
+  const info = {
+    call: Object.freeze({ id: part.id, name: part.name, rawArgs: part.args }),
+    error: withoutAdvice(invalid.message),
+    tool,
+    step,
+  };
+  const fixed = callPolicy(
+    "repairToolCall",
+    tool.name,
+    () => repair(Object.freeze(info)),
+    (answer) => readRepair(answer, argsLimits),
+  );
+  return andThen(fixed, (args) => {
+    if (args === undefined) return invalid;
+    return andThen(checkArgs(tool, args), (checked) => {
+      if (!checked.ok) return invalid;
+      return andThen(dispatch(request, tool, { args, parsed: checked.parsed }, 0), (outcome) => {
+        if ("call" in outcome) outcome.repaired = true;
+        return outcome;
+      });
+    });
+  });
+}
+
+/** Reads `repairToolCall`'s answer: `undefined` (no fix), or args JSON can carry (model form). */
+function readRepair(
+  answer: unknown,
+  limits: ArgsLimits,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
+  if (answer === undefined) return { ok: true, value: undefined };
+  const read = argsFromValue(answer, limits);
+  if (read.ok) return { ok: true, value: read.args };
+  return {
+    ok: false,
+    problem: `returned args that are not JSON args (${read.message}); return the fixed args as JSON data, or undefined for no fix`,
+  };
 }
 
 function unavailable(name: string, callable: readonly string[]): GateOutcome {
@@ -114,7 +173,31 @@ function dispatch<Deps>(
       reason: `already refused in this run${because}; do not ask for it again`,
     };
   }
-  return decide(request, tool, chain, call);
+  const remembered = request.remembered?.(call.name);
+  if (remembered && !remembered.approve) {
+    const because = remembered.reason === undefined ? "" : ` (${remembered.reason})`;
+    return {
+      kind: "deny",
+      by: "approval",
+      call,
+      reason: `refused for the rest of this run by a remembered decision${because}; do not call ${call.name} again`,
+    };
+  }
+  const decision = decide(request, tool, chain, call);
+  if (!remembered) return decision;
+  // A remembered approval answers only the question a human would have been asked: it turns
+  // NEEDS_APPROVAL into ALLOW, never a block or a DENY.
+  return andThen(decision, (outcome) =>
+    outcome.kind === "needs-approval"
+      ? {
+          kind: "allow",
+          by: "approval",
+          call: outcome.call,
+          parsed: chain.parsed,
+          reason: "approved for the rest of this run by a remembered decision",
+        }
+      : outcome,
+  );
 }
 
 /** The call as everything outside `execute` sees it: frozen, args in the model's form. */

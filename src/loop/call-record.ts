@@ -5,6 +5,7 @@ import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../mes
 import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunState } from "../state/run-state.js";
 import type { CallRecord, DecidedBy, SubRunState } from "../step-record.js";
+import type { FormatToolError, ToolErrorKind } from "../tool-feedback.js";
 import { freezeJson } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
@@ -52,30 +53,54 @@ export function restored<Deps>(record: CallRecord, tool: Tool<Deps> | undefined)
   return { record: frozen, tool, call, parsed: undefined };
 }
 
-/** What the gate decided: the verdict, and the result when the call will not run. */
-export function decided<Deps>(open: OpenCall<Deps>, outcome: GateOutcome): void {
+/** The text the model reads for a call that did not run: `message`, unless the loop formats it. */
+const asIs: FormatToolError = (info) => info.message;
+
+/** The error result of a call that did not run, its text written by `format`. */
+function failed(
+  record: CallRecord,
+  kind: ToolErrorKind,
+  message: string,
+  format: FormatToolError,
+): CallRecord["result"] {
+  const { toolCallId, toolName, reason } = record;
+  const info =
+    reason === undefined ? { kind, toolName, message } : { kind, toolName, message, reason };
+  return errorResult(toolCallId, toolName, format(info));
+}
+
+/**
+ * What the gate decided: the verdict, and the result when the call will not run (its text
+ * written by `format`, the loop's `formatToolError` checked).
+ */
+export function decided<Deps>(
+  open: OpenCall<Deps>,
+  outcome: GateOutcome,
+  format: FormatToolError = asIs,
+): void {
   const record: CallRecord = { ...open.record, verdict: outcome.kind, by: outcome.by };
   const { toolCallId, toolName } = record;
   if ("call" in outcome) {
     write(open).call = outcome.call;
     record.args = outcome.call.args;
+    if (outcome.repaired) record.repairedFrom = record.rawArgs;
   }
   if (outcome.kind === "allow") write(open).parsed = outcome.parsed;
   switch (outcome.kind) {
     case "unavailable":
     case "invalid":
-    case "block":
+    case "block": {
       record.reason = outcome.message;
-      record.result = errorResult(toolCallId, toolName, outcome.message);
+      const kind = outcome.kind === "block" ? "blocked" : outcome.kind;
+      record.result = failed(record, kind, outcome.message, format);
       break;
+    }
     case "deny": {
       if (outcome.reason !== undefined) record.reason = outcome.reason;
       const because = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
-      record.result = errorResult(
-        toolCallId,
-        toolName,
-        `the call to ${toolName} was denied${because}`,
-      );
+      const kind = outcome.by === "approval" ? "refused" : "denied";
+      const message = `the call to ${toolName} was denied${because}`;
+      record.result = failed(record, kind, message, format);
       break;
     }
     case "result": {
@@ -120,10 +145,12 @@ export function started<Deps>(open: OpenCall<Deps>): void {
  * result of an edited call says so (the model sees the args that ran).
  */
 export function settled<Deps>(open: OpenCall<Deps>, result: ToolResult, ms?: number): void {
-  const { toolCallId, toolName, rawArgs, args, editedFrom, verdict, by, reason } = open.record;
+  const { toolCallId, toolName, rawArgs, args, editedFrom, repairedFrom, verdict, by, reason } =
+    open.record;
   const record: CallRecord = { toolCallId, toolName, rawArgs, verdict, by, result };
   if (args !== undefined) record.args = args;
   if (editedFrom !== undefined) record.editedFrom = editedFrom;
+  if (repairedFrom !== undefined) record.repairedFrom = repairedFrom;
   if (reason !== undefined) record.reason = reason;
   if (ms !== undefined) record.ms = ms;
   write(open).record = record;
@@ -213,21 +240,18 @@ export function rerun<Deps>(open: OpenCall<Deps>, parsed: unknown): void {
   write(open).parsed = parsed;
 }
 
-/** A human refused the call. */
-export function refused<Deps>(open: OpenCall<Deps>, reason: string | undefined): void {
-  const { toolCallId, toolName } = open.record;
+/** A human refused the call (the text the model reads written by `format`). */
+export function refused<Deps>(
+  open: OpenCall<Deps>,
+  reason: string | undefined,
+  format: FormatToolError = asIs,
+): void {
+  const { toolName } = open.record;
   const because = reason === undefined ? "" : `: ${reason}`;
-  const record: CallRecord = {
-    ...open.record,
-    verdict: "deny",
-    by: "approval",
-    result: errorResult(
-      toolCallId,
-      toolName,
-      `the call to ${toolName} was refused by a human${because}`,
-    ),
-  };
+  const record: CallRecord = { ...open.record, verdict: "deny", by: "approval" };
   if (reason !== undefined) record.reason = reason;
+  const message = `the call to ${toolName} was refused by a human${because}`;
+  record.result = failed(record, "refused", message, format);
   write(open).record = record;
 }
 

@@ -5,6 +5,7 @@ import type { DeniedCall } from "../state/run-state.js";
 import type { DecidedBy } from "../step-record.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { arrived, decided, notRun, type OpenCall, stopped } from "./call-record.js";
+import { errorText } from "./error-text.js";
 import type { OpenStep } from "./open-step.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import { countFailure } from "./retries.js";
@@ -49,6 +50,7 @@ function gateFrom<Deps>(
   index: number,
   stop: Stop | undefined,
 ): MaybePromise<Stop | undefined> {
+  const format = errorText(run.options.formatToolError);
   for (; index < parts.length; index++) {
     const part = parts[index]!;
     const open = arrived(part, tools.find(part.name));
@@ -75,17 +77,19 @@ function gateFrom<Deps>(
       argsLimits: run.options.argsLimits,
       context: (tool) => toolContext(run, tool, { id: part.id, rawArgs: part.args }, step.index),
       refused: (call) => refusal(run, call),
+      remembered: (name) => run.remembered.find((decision) => decision.toolName === name),
+      repair: run.options.repairToolCall,
     });
     const next = index + 1;
     if (isPromise(outcome)) {
       return andThen(outcome, (answer) => {
         run.signal.throwIfAborted();
-        decided(open, answer);
+        decided(open, answer, format);
         return gateFrom(run, step, parts, tools, next, judged(run, step, open));
       });
     }
     run.signal.throwIfAborted();
-    decided(open, outcome);
+    decided(open, outcome, format);
     stop = judged(run, step, open);
   }
   return stop;

@@ -12,6 +12,7 @@ import {
   supplied,
 } from "./call-record.js";
 import { endsRun } from "./ends-run.js";
+import { errorText } from "./error-text.js";
 import { executeCalls } from "./execute-calls.js";
 import { completeWith, outputOfStep } from "./final-answer.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
@@ -46,7 +47,7 @@ export async function resumeStep<Deps>(
     const open = byId.get(resolution.toolCallId)!;
     switch (resolution.kind) {
       case "refuse": {
-        refused(open, resolution.reason);
+        refused(open, resolution.reason, errorText(run.options.formatToolError));
         const { toolName, args } = open.record;
         const { reason } = resolution;
         run.denied.push({
@@ -54,6 +55,7 @@ export async function resumeStep<Deps>(
           args: canonicalJson(args),
           ...(reason === undefined ? {} : { reason }),
         });
+        if (resolution.remember) remember(run, toolName, false, reason);
         decided.push(open);
         run.emit(decisionEvent(run, step.index, open));
         break;
@@ -64,6 +66,7 @@ export async function resumeStep<Deps>(
         break;
       case "approve":
         approved(open, resolution.args, resolution.edited, resolution.parsed);
+        if (resolution.remember) remember(run, open.record.toolName, true, undefined);
         toRun.push(open);
         run.emit(decisionEvent(run, step.index, open));
         break;
@@ -94,4 +97,17 @@ export async function resumeStep<Deps>(
   const ending = state.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
   const endedBy = isPromise(ending) ? await ending : ending;
   return finishStep(run, step, { endedBy });
+}
+
+/** A human's decision kept for every later call of the tool in this run (`remember: "tool"`). */
+function remember<Deps>(
+  run: RunContext<Deps>,
+  toolName: string,
+  approve: boolean,
+  reason: string | undefined,
+): void {
+  const at = run.remembered.findIndex((decision) => decision.toolName === toolName);
+  const decision = reason === undefined ? { toolName, approve } : { toolName, approve, reason };
+  if (at === -1) run.remembered.push(decision);
+  else run.remembered[at] = decision;
 }

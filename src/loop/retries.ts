@@ -10,7 +10,8 @@ import type { OpenCall } from "./call-record.js";
 import type { RunContext } from "./run-context.js";
 
 /**
- * Counts a call the gate turned away against its tool's retries (invalid args), or, for a call
+ * Counts a call the gate turned away against its tool's retries (invalid args, or args that
+ * `repairToolCall` fixed), or, for a call
  * to a tool that is not callable, against the loop's `maxRetries` for that name; throws
  * `ToolRetriesExceededError` past the limit.
  */
@@ -22,13 +23,18 @@ export function countFailure<Deps>(run: RunContext<Deps>, open: OpenCall<Deps>):
     const { maxRetries } = run.options;
     if (calls > maxRetries) {
       throw new ToolRetriesExceededError(record.toolName, maxRetries, {
-        cause: new TollgateError(String(record.result?.output)),
+        cause: new TollgateError(record.reason ?? String(record.result?.output)),
         unavailable: true,
       });
     }
   } else if (record.verdict === "invalid") {
     // The error is the developer's: the problem, without the advice the model read with it.
-    failTool(run, open.tool!, new TollgateError(withoutAdvice(String(record.result?.output))));
+    const problem = record.reason ?? String(record.result?.output);
+    failTool(run, open.tool!, new TollgateError(withoutAdvice(problem)));
+  } else if (record.repairedFrom !== undefined) {
+    // A repair is a retry the model did not have to make: it counts as one.
+    const problem = `the args of ${record.toolName} failed parsing or validation (repaired by repairToolCall)`;
+    failTool(run, open.tool!, new TollgateError(problem));
   }
 }
 

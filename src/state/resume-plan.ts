@@ -19,8 +19,20 @@ import { type RoutedDecisions, routeDecisions, subAgentOf, waitingCalls } from "
  * narrow the pending call with `isCallTo(pending, sendEmail)` first.
  */
 export type ApprovalDecision<Args = unknown> =
-  | { approve: true; args?: Args | undefined; digest?: string | undefined }
-  | { approve: false; reason?: string | undefined; digest?: string | undefined };
+  | {
+      approve: true;
+      args?: Args | undefined;
+      digest?: string | undefined;
+      /** `"tool"`: every later call of this tool in the run that would wait for approval runs. */
+      remember?: "tool" | undefined;
+    }
+  | {
+      approve: false;
+      reason?: string | undefined;
+      digest?: string | undefined;
+      /** `"tool"`: every later call of this tool in the run is refused without asking. */
+      remember?: "tool" | undefined;
+    };
 
 /**
  * A client-side tool's result, given on resume for one of `external`: its output (checked
@@ -71,15 +83,22 @@ export interface ResumePlan {
  * `parsed` is the schema's output for the args that will run, computed once, here.
  */
 export type Resolution =
-  | { kind: "approve"; toolCallId: string; args: unknown; parsed: unknown; edited: boolean }
-  | { kind: "refuse"; toolCallId: string; reason?: string }
+  | {
+      kind: "approve";
+      toolCallId: string;
+      args: unknown;
+      parsed: unknown;
+      edited: boolean;
+      remember?: true;
+    }
+  | { kind: "refuse"; toolCallId: string; reason?: string; remember?: true }
   | { kind: "rerun"; toolCallId: string; parsed: unknown }
   | { kind: "unknown"; toolCallId: string }
   | { kind: "sub-run"; toolCallId: string; parsed: unknown; plan: ResumePlan }
   | { kind: "result"; toolCallId: string; output: unknown; content?: ToolContentPart[] }
   | { kind: "result-error"; toolCallId: string; error: string };
 
-const DECISION_KEYS = ["approve", "args", "reason", "digest"];
+const DECISION_KEYS = ["approve", "args", "reason", "digest", "remember"];
 const RESULT_KEYS = ["result", "error", "digest"];
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -138,7 +157,35 @@ export async function planResume<Deps>(
     }
     resolutions.push(await resolve(options, state, stateDigest, record, routed));
   }
+  checkRemembered(state, open, resolutions);
   return { state, resolutions };
+}
+
+/**
+ * Remembered decisions must be one per tool: the state's (else it is damaged), and the new
+ * ones of this resume (two calls of one tool remembered one way each are refused).
+ */
+function checkRemembered(state: RunState, open: StepRecord, resolutions: Resolution[]): void {
+  const names = (state.remembered ?? []).map((decision) => decision.toolName);
+  if (new Set(names).size !== names.length) {
+    throw new ResumeError(
+      "the state is damaged: it remembers two decisions for one tool; tollgate never writes such a state",
+    );
+  }
+  const chosen = new Map<string, string>();
+  for (const resolution of resolutions) {
+    if ((resolution.kind !== "approve" && resolution.kind !== "refuse") || !resolution.remember) {
+      continue;
+    }
+    const { toolName } = open.calls.find((call) => call.toolCallId === resolution.toolCallId)!;
+    const earlier = chosen.get(toolName);
+    if (earlier !== undefined && earlier !== resolution.kind) {
+      throw new ResumeError(
+        `the decisions remember both an approval and a refusal for tool ${toolName} (remember: "tool"); remember one of them, or decide the calls one by one`,
+      );
+    }
+    chosen.set(toolName, resolution.kind);
+  }
 }
 
 /** The paused sub-runs a plan continues, at any depth: each state is claimed once, with its parent's. */
@@ -334,6 +381,11 @@ function checkDecisions(decisions: Record<string, unknown>): ApprovalDecisions {
     if (decision.approve === true && decision.reason !== undefined) {
       throw new ResumeError(`${where} approves the call; a \`reason\` goes with a refusal`);
     }
+    if (decision.remember !== undefined && decision.remember !== "tool") {
+      throw new ResumeError(
+        `${where}: \`remember\` must be "tool" (the decision then holds for every later call of that tool in this run), got ${JSON.stringify(decision.remember) ?? String(decision.remember)}`,
+      );
+    }
     if (
       decision.digest !== undefined &&
       (typeof decision.digest !== "string" || !HEX64.test(decision.digest))
@@ -469,15 +521,16 @@ async function resolve<Deps>(
       );
     }
     await checkDigest(state, stateDigest, toolCallId, record, decision);
+    const remember = decision.remember === "tool" ? { remember: true as const } : {};
     if (!decision.approve) {
       return decision.reason === undefined
-        ? { kind: "refuse", toolCallId }
-        : { kind: "refuse", toolCallId, reason: decision.reason };
+        ? { kind: "refuse", toolCallId, ...remember }
+        : { kind: "refuse", toolCallId, reason: decision.reason, ...remember };
     }
     const edited = decision.args !== undefined;
     const args = edited ? editedArgs(options, record, decision.args) : record.args;
     const parsed = await parsedArgs(options, record, args, edited);
-    return { kind: "approve", toolCallId, args, parsed, edited };
+    return { kind: "approve", toolCallId, args, parsed, edited, ...remember };
   }
   if (record.verdict !== "allow") {
     throw new ResumeError(

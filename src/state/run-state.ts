@@ -29,6 +29,17 @@ export interface DeniedCall {
 }
 
 /**
+ * A human's decision remembered for the rest of the run (`remember: "tool"`): every later call
+ * of the tool that would wait for approval runs (`approve: true`), or every later call of it is
+ * refused without asking (`approve: false`).
+ */
+export interface RememberedDecision {
+  toolName: string;
+  approve: boolean;
+  reason?: string;
+}
+
+/**
  * Everything needed to continue a run, as plain JSON (schema version 2).
  *
  * - `status` is how the run stood when the state was written: `"needs_approval"` or
@@ -62,6 +73,8 @@ export interface RunState {
   executed: string[];
   /** Calls refused by a human in this run. */
   denied: DeniedCall[];
+  /** Decisions a human asked to remember for the rest of the run, one per tool. Absent when none. */
+  remembered?: RememberedDecision[];
   /** The run's usage limits (the loop's, with the run's own over them). Absent in older states. */
   limits?: UsageLimits;
   /** Model calls and tool executions so far, counted against `limits`. Absent in older states. */

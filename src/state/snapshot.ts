@@ -3,7 +3,7 @@ import { zeroUsage } from "../messages.js";
 import type { StepRecord } from "../step-record.js";
 import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { mergeLimits, NO_LIMITS } from "../usage-limits.js";
-import type { DeniedCall, RunState, SubRunParent } from "./run-state.js";
+import type { DeniedCall, RememberedDecision, RunState, SubRunParent } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
 
 /**
@@ -25,6 +25,8 @@ export interface RunData {
   readonly executed: string[];
   /** Calls a human refused in this run. */
   readonly denied: DeniedCall[];
+  /** Decisions remembered for the rest of the run (`remember: "tool"`), one per tool. */
+  readonly remembered: RememberedDecision[];
   /** The run's usage limits: the loop's, with the run's own over them, key by key. */
   readonly limits: Readonly<UsageLimits>;
   /** Model calls and tool executions so far, counted against `limits`. */
@@ -64,6 +66,7 @@ export function snapshot(
     limits: { ...run.limits },
     callCounts: { ...run.callCounts },
   };
+  if (run.remembered.length > 0) state.remembered = run.remembered.map((d) => ({ ...d }));
   if (extras.endedBy) state.endedBy = extras.endedBy;
   if (run.parent) state.parent = { ...run.parent };
   return state;
@@ -85,6 +88,7 @@ export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_
     unavailableCalls: new Map(Object.entries(state.unavailableCalls)),
     executed: state.executed.slice(),
     denied: state.denied.slice(),
+    remembered: state.remembered?.map((d) => ({ ...d })) ?? [],
     ...(state.parent ? { parent: state.parent } : {}),
     limits: mergeLimits(loopLimits, state.limits),
     callCounts: state.callCounts ? { ...state.callCounts } : countedCalls(state),
@@ -121,6 +125,7 @@ export function freshRun(
     unavailableCalls: new Map(),
     executed: [],
     denied: [],
+    remembered: [],
     limits,
     callCounts: { modelCalls: 0, toolCalls: 0 },
     openStep: undefined,

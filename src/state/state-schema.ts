@@ -137,6 +137,7 @@ const callRecord = {
     rawArgs: text,
     args: true,
     editedFrom: true,
+    repairedFrom: text,
     started: { const: true },
     verdict: {
       enum: [
@@ -236,6 +237,15 @@ export const RUN_STATE_SCHEMA = {
         type: "object",
         required: ["toolName", "args"],
         properties: { toolName: text, args: text, reason: text },
+        additionalProperties: false,
+      },
+    },
+    remembered: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["toolName", "approve"],
+        properties: { toolName: text, approve: { type: "boolean" }, reason: text },
         additionalProperties: false,
       },
     },
