@@ -1,17 +1,18 @@
 import type { AgentToolOptions, PromptInput } from "./agent-tool.js";
 import { agentTool } from "./agent-tool.js";
 import { storedMessage } from "./content-parts.js";
-import { ResumeError, StoreError } from "./errors.js";
+import { ResumeError, RunTimeoutError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
+import { transcriptOnFailure } from "./loop/finish-step.js";
 import { freezeEvent } from "./loop/freeze-event.js";
 import type { RunContext } from "./loop/run-context.js";
 import { runLoop } from "./loop/run-loop.js";
 import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
-import { resolveOptions, wholeNumber } from "./loop-options.js";
+import { checkTimeout, resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
-import { checkSettings } from "./model/settings.js";
+import { checkSettings, mergeSettings } from "./model/settings.js";
 import { storedAnswerProblem } from "./output/final-answer.js";
 import type { OutputOption } from "./output/output-option.js";
 import { resolveOutput } from "./output/output-option.js";
@@ -26,6 +27,7 @@ import type { RunLease } from "./state/run-store.js";
 import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
+import { checkStopWhen, type StopCondition } from "./stop-conditions.js";
 import type { InferInput, InferOutput, StandardSchema } from "./tools/schema.js";
 import type { Tool } from "./tools/tool.js";
 import type { UsageLimits } from "./usage-limits.js";
@@ -57,6 +59,12 @@ export interface RunOptions<Deps = unknown> {
    * a store, a second live run with the same id is refused (`StoreError`).
    */
   runId?: string | undefined;
+  /** Replaces the loop's `stopWhen` conditions for this run. */
+  stopWhen?: StopCondition<Deps>[] | undefined;
+  /** Replaces the loop's `timeoutMs` (the whole run, in milliseconds) for this run. */
+  timeoutMs?: number | undefined;
+  /** Replaces the loop's `modelTimeoutMs` (each model call, in milliseconds) for this run. */
+  modelTimeoutMs?: number | undefined;
 }
 
 /**
@@ -74,6 +82,12 @@ export interface ResumeOptions<Deps = unknown> {
   settings?: ModelSettings | undefined;
   /** The structured `output` of the rest of the run, when `run()` was given its own (a state does not hold it). */
   output?: OutputOption<any> | undefined;
+  /** The `stopWhen` conditions of the rest of the run (a state does not hold them). */
+  stopWhen?: StopCondition<Deps>[] | undefined;
+  /** Milliseconds the resumed run may take, instead of the loop's `timeoutMs`. */
+  timeoutMs?: number | undefined;
+  /** Milliseconds each model call may take, instead of the loop's `modelTimeoutMs`. */
+  modelTimeoutMs?: number | undefined;
 }
 
 const RUN_KEYS = [
@@ -85,8 +99,20 @@ const RUN_KEYS = [
   "settings",
   "limits",
   "output",
+  "stopWhen",
+  "timeoutMs",
+  "modelTimeoutMs",
 ] as const;
-const RESUME_KEYS = ["signal", "deps", "instructions", "settings", "output"] as const;
+const RESUME_KEYS = [
+  "signal",
+  "deps",
+  "instructions",
+  "settings",
+  "output",
+  "stopWhen",
+  "timeoutMs",
+  "modelTimeoutMs",
+] as const;
 
 /** What other agent libraries call these options (the AI SDK's `abortSignal`, the Agents SDK's `context`). */
 const RUN_ALIASES: Record<string, string> = {
@@ -102,6 +128,7 @@ const RUN_ALIASES: Record<string, string> = {
   maxTurns: "maxSteps",
   usageLimits: "limits",
   usageLimit: "limits",
+  timeout: "timeoutMs",
 };
 const RESUME_ALIASES = Object.fromEntries(
   Object.entries(RUN_ALIASES).filter(([, ours]) =>
@@ -391,8 +418,10 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       instructions: options.instructions ?? this.#options.instructions,
-      settings: mergedSettings(this.#options.settings, options.settings),
+      settings: mergeSettings(this.#options.settings, options.settings),
       output: this.#outputOf(options.output),
+      stopWhen: checkStopWhen<Deps>("run()", options.stopWhen) ?? this.#options.stopWhen,
+      modelTimeoutMs: options.modelTimeoutMs ?? this.#options.modelTimeoutMs,
       signal,
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.
@@ -404,6 +433,16 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       },
       ...runWrites(() => run, this.#options),
     };
+    // The run's timeout aborts it as its signal would, with a RunTimeoutError as the reason.
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            const reason = new RunTimeoutError(timeoutMs);
+            reason.messages = transcriptOnFailure(run, reason);
+            controller.abort(reason);
+          }, timeoutMs);
     const start = store
       ? () =>
           leased(
@@ -414,11 +453,18 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
           )
       : () => runLoop(run, resumed?.plan);
     // The one place the run races its signal: it rejects the moment the signal aborts.
-    const result = raceSignal(start(), signal).catch((error: unknown) => {
-      if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
-      abandon();
-      throw error;
-    });
+    const result = raceSignal(start(), signal).then(
+      (ended) => {
+        clearTimeout(timer);
+        return ended;
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
+        abandon();
+        throw error;
+      },
+    );
     return { result, abandon };
   }
 
@@ -559,25 +605,16 @@ async function takeNewRun(store: StoreCalls, runId: string): Promise<RunLease> {
   return lease;
 }
 
-/** A run's own `instructions` and `settings`, checked as the loop's are. */
-function checkModelOptions(where: string, options: RunOptions<unknown>): void {
+/** A run's own `instructions`, `settings`, `stopWhen` and timeouts, checked as the loop's are. */
+function checkModelOptions(where: string, options: RunOptions<any>): void {
   const { instructions, settings } = options;
   if (instructions !== undefined && typeof instructions !== "string") {
     throw new TypeError(`${where}: \`instructions\` must be a string, got ${kindOf(instructions)}`);
   }
   checkSettings(where, settings);
-}
-
-/** A run's settings over the loop's, key by key (an `undefined` key leaves the loop's). */
-function mergedSettings(
-  loop: ModelSettings | undefined,
-  run: ModelSettings | undefined,
-): ModelSettings | undefined {
-  if (run === undefined) return loop;
-  if (loop === undefined) return run;
-  const merged: ModelSettings = { ...loop };
-  for (const [key, value] of Object.entries(run)) if (value !== undefined) merged[key] = value;
-  return merged;
+  checkStopWhen(where, options.stopWhen);
+  checkTimeout(where, "timeoutMs", options.timeoutMs);
+  checkTimeout(where, "modelTimeoutMs", options.modelTimeoutMs);
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

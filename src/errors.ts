@@ -1,4 +1,5 @@
 import type { Message } from "./messages.js";
+import type { UnsettledCall } from "./step-record.js";
 
 /** Shared by every copy of tollgate in a process (ESM and CommonJS builds). */
 const TOLLGATE = Symbol.for("tollgate.error-class");
@@ -193,6 +194,45 @@ export class ProviderError extends TollgateError {
     if (details.body !== undefined) self.body = details.body;
     this.retryable = details.retryable;
     this.provider = details.provider;
+  }
+}
+
+/**
+ * A model call took longer than the run's `modelTimeoutMs`: the call was aborted (its signal
+ * aborts with this error) and the run rejects with it. It is a `ProviderError` (`retryable`),
+ * so code that retries a provider's failures retries this one too.
+ */
+export class ModelTimeoutError extends ProviderError {
+  constructor(
+    /** The `modelTimeoutMs` that ran out. */
+    readonly timeoutMs: number,
+    provider: string,
+    /** The step whose model call timed out (0-based). */
+    readonly step: number,
+  ) {
+    super(
+      `the model call of step ${step} (provider ${provider}) timed out after ${timeoutMs} ms (modelTimeoutMs); raise modelTimeoutMs, or try again`,
+      { retryable: true, provider },
+    );
+  }
+}
+
+/**
+ * The run took longer than its `timeoutMs`: it was aborted as if by its signal, with this error
+ * as the reason, and rejects with it. Tools get the aborted signal; calls that had started and
+ * not settled are listed on `unsettledCalls` (their side effects are uncertain).
+ */
+export class RunTimeoutError extends TollgateError {
+  /** Calls that had started and not settled when the run timed out. */
+  declare unsettledCalls?: UnsettledCall[];
+
+  constructor(
+    /** The `timeoutMs` that ran out. */
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `the run timed out after ${timeoutMs} ms (timeoutMs); it was aborted, and calls that had started are listed on unsettledCalls`,
+    );
   }
 }
 

@@ -6,11 +6,13 @@ export { toolContent } from "./content-parts.js";
 export {
   DuplicateToolError,
   HookError,
+  ModelTimeoutError,
   OutputValidationError,
   PolicyError,
   ProviderError,
   ResumeError,
   RetryError,
+  RunTimeoutError,
   StoreError,
   TollgateError,
   ToolExecutionError,
@@ -92,6 +94,8 @@ export type {
   UnsettledCall,
   Verdict,
 } from "./step-record.js";
+export type { StopCondition, StopContext, StoppedBy } from "./stop-conditions.js";
+export { hasToolCall, stepCountIs } from "./stop-conditions.js";
 export type {
   FormatToolError,
   RepairInfo,

@@ -10,6 +10,8 @@ import type { RunStore } from "./state/run-store.js";
 import { RUN_STORE_METHODS } from "./state/run-store.js";
 import type { StoreCalls } from "./state/store-calls.js";
 import { storeCalls } from "./state/store-calls.js";
+import type { StopCondition } from "./stop-conditions.js";
+import { checkStopWhen } from "./stop-conditions.js";
 import type { FormatToolError, RepairToolCall } from "./tool-feedback.js";
 import type { ArgsLimits } from "./tools/args.js";
 import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
@@ -106,6 +108,23 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
    * status "limit_reached". A run may give its own, key by key over these.
    */
   limits?: UsageLimits | undefined;
+  /**
+   * Conditions over the steps so far (`stepCountIs(n)`, `hasToolCall(name)`, or your own),
+   * asked in order after each step that would let the run go on; the first that answers
+   * `true` ends the run with status "stopped_by_condition". A run may give its own list.
+   */
+  stopWhen?: StopCondition<Deps>[] | undefined;
+  /**
+   * Milliseconds a whole run may take (each `run()` or `resume()`); past it the run is
+   * aborted and rejects with `RunTimeoutError`. A run may give its own.
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * Milliseconds each model call may take, from the request to the last streamed part; past
+   * it the call is aborted and the run rejects with `ModelTimeoutError` (a `ProviderError`).
+   * Distinct from a tool's `timeoutMs`. A run may give its own.
+   */
+  modelTimeoutMs?: number | undefined;
 }
 
 /** The options, checked and with defaults filled in, once per loop. */
@@ -138,6 +157,9 @@ export interface ResolvedOptions<Deps> {
   /** The loop's structured output, checked. */
   output: ResolvedOutput | undefined;
   limits: Readonly<UsageLimits>;
+  stopWhen: readonly StopCondition<Deps>[];
+  timeoutMs: number | undefined;
+  modelTimeoutMs: number | undefined;
 }
 
 /** The keys `new AgentLoop()` knows; anything else is a typo, refused. */
@@ -167,6 +189,9 @@ const LOOP_KEYS = [
   "argsLimits",
   "output",
   "limits",
+  "stopWhen",
+  "timeoutMs",
+  "modelTimeoutMs",
 ] as const;
 
 /** Names other agent libraries use, mapped to ours. */
@@ -178,10 +203,10 @@ const LOOP_ALIASES: Record<string, string> = {
   system: "instructions",
   systemPrompt: "instructions",
   prompt: "instructions",
-  stopWhen: "maxSteps",
   maxTurns: "maxSteps",
   usageLimits: "limits",
   usageLimit: "limits",
+  timeout: "timeoutMs",
 };
 
 const POLICY_KEYS = ["decideToolCall", "endsRun", "prepareStep", "executeTool"] as const;
@@ -261,6 +286,9 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     argsLimits: checkArgsLimits(options.argsLimits),
     output: resolveOutput(options.output, provider, tools.names(), maxRetries, "AgentLoop"),
     limits: checkLimits("AgentLoop", options.limits),
+    stopWhen: checkStopWhen<Deps>("AgentLoop", options.stopWhen) ?? [],
+    timeoutMs: checkTimeout("AgentLoop", "timeoutMs", options.timeoutMs),
+    modelTimeoutMs: checkTimeout("AgentLoop", "modelTimeoutMs", options.modelTimeoutMs),
   };
 }
 
@@ -422,6 +450,17 @@ function checkArgsLimits(limits: Partial<ArgsLimits> | undefined): ArgsLimits {
       1,
     ),
   });
+}
+
+/** Checks a timeout option (`timeoutMs`, `modelTimeoutMs`): a positive number of milliseconds. */
+export function checkTimeout(where: string, name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(
+      `${where}: \`${name}\` must be a positive number of milliseconds, got ${shownValue(value)}`,
+    );
+  }
+  return value;
 }
 
 /** Checks a whole-number option; `where` names what took it ("AgentLoop", "run()"). */

@@ -1,5 +1,6 @@
-import type { ToolCall } from "./messages.js";
-import type { ModelRequest } from "./provider.js";
+import type { Message, ToolCall } from "./messages.js";
+import type { ModelRequest, ModelSettings, Provider } from "./provider.js";
+import type { StepRecord } from "./step-record.js";
 import type { Tool, ToolContext } from "./tools/tool.js";
 import type { Toolset } from "./tools/toolset.js";
 
@@ -12,13 +13,30 @@ export type Decision =
   | undefined
   | void;
 
-/** What `prepareStep` may return for the richer case: the tools shown, the ones that may run, the tool choice. */
+/**
+ * What `prepareStep` may return for the richer case: the tools shown, the ones that may run,
+ * the tool choice, and for this step only: its instructions, settings, provider and the
+ * messages sent to the model. Each key given is recorded in the step's `StepRecord`.
+ */
 export interface StepTools<Deps = unknown> {
-  /** Shown to the model. */
-  tools: Tool<Deps>[] | string[];
+  /** Shown to the model (default: every tool). */
+  tools?: Tool<Deps>[] | string[] | undefined;
   /** May run (default: all shown). Keeping `tools` stable while narrowing this keeps prompt caches warm. */
   callable?: string[] | undefined;
   toolChoice?: ModelRequest["toolChoice"] | undefined;
+  /** The system prompt of this step, instead of the run's. */
+  instructions?: string | undefined;
+  /** Settings of this step, over the run's, key by key (checked as the loop's are). */
+  settings?: ModelSettings | undefined;
+  /** The model of this step, instead of the loop's (checked as the loop's is). */
+  provider?: Provider | undefined;
+  /**
+   * The messages sent to the model in this step, instead of the whole transcript (compaction,
+   * trimming). Checked as `run()`'s input is, and every tool message must directly follow the
+   * assistant message whose calls it answers, one result per call. The transcript itself
+   * (`result.messages`, the state) keeps every message; the next step is asked again.
+   */
+  messages?: Message[] | undefined;
 }
 
 /** What `prepareStep` may return; `undefined` shows every tool. */
@@ -54,6 +72,10 @@ export interface LoopPolicy<Deps = unknown> {
     stepIndex: number;
     executed: string[];
     tools: Toolset<Deps>;
+    /** The transcript so far (a copy, made when read): trim or compact it into `messages`. */
+    messages: Message[];
+    /** The steps so far (a copy, made when read). */
+    steps: StepRecord[];
   }): PreparedStep<Deps> | Promise<PreparedStep<Deps>>;
   /**
    * Runs an allowed call instead of `tool.execute`. `args` is the schema's output for

@@ -2,6 +2,7 @@ import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
 import type { RunState } from "./state/run-state.js";
 import type { ExternalCall, PendingApproval, StepRecord } from "./step-record.js";
+import type { StoppedBy } from "./stop-conditions.js";
 import type { ReachedLimit } from "./usage-limits.js";
 
 /** What every `RunResult` holds, whatever its status. */
@@ -31,6 +32,7 @@ export type RunEnding =
       endedBy?: undefined;
       pending?: undefined;
       limit?: undefined;
+      stoppedBy?: undefined;
     })
   | (RunResultBase & {
       status: "stopped";
@@ -39,6 +41,7 @@ export type RunEnding =
       endedBy?: undefined;
       pending?: undefined;
       limit?: undefined;
+      stoppedBy?: undefined;
     })
   | (RunResultBase & {
       status: "ended_by_tool";
@@ -47,6 +50,7 @@ export type RunEnding =
       endedBy: ToolCall;
       pending?: undefined;
       limit?: undefined;
+      stoppedBy?: undefined;
     })
   | (RunResultBase & {
       status: "needs_approval";
@@ -55,6 +59,7 @@ export type RunEnding =
       /** Calls waiting for approval: decide each, then `resume()` with `state`. */
       pending: PendingApproval[];
       limit?: undefined;
+      stoppedBy?: undefined;
     })
   | (RunResultBase & {
       /** Only client-side tools' calls wait: give each its `{ result }` or `{ error }` on `resume()`. */
@@ -64,6 +69,7 @@ export type RunEnding =
       pending?: undefined;
       external: ExternalCall[];
       limit?: undefined;
+      stoppedBy?: undefined;
     })
   | (RunResultBase & {
       status: "limit_reached";
@@ -72,6 +78,16 @@ export type RunEnding =
       pending?: undefined;
       /** The usage limit that ended the run: its name, its value, and what was used. */
       limit: ReachedLimit;
+      stoppedBy?: undefined;
+    })
+  | (RunResultBase & {
+      status: "stopped_by_condition";
+      stopReason?: undefined;
+      endedBy?: undefined;
+      pending?: undefined;
+      limit?: undefined;
+      /** The `stopWhen` condition that ended the run: its index, and its name when it has one. */
+      stoppedBy: StoppedBy;
     });
 
 /**

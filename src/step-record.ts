@@ -1,5 +1,5 @@
 import type { ToolResult, Usage } from "./messages.js";
-import type { ModelRequest, ModelResponse } from "./provider.js";
+import type { ModelRequest, ModelResponse, ModelSettings } from "./provider.js";
 
 /** What the gate decided for one call. */
 export type Verdict =
@@ -79,6 +79,17 @@ export interface StepRecord {
   usage: Usage;
   /** Wall time of the step, model call and tools together. */
   ms: number;
+  /** The step's system prompt, when `prepareStep` gave one instead of the run's. */
+  instructions?: string;
+  /** The settings `prepareStep` gave this step (over the run's, key by key), as JSON. */
+  settings?: ModelSettings;
+  /** The model of this step, when `prepareStep` gave another provider than the loop's. */
+  provider?: { name: string; model: string };
+  /**
+   * How many messages the model was sent, when `prepareStep` rewrote them (compaction,
+   * trimming); the transcript itself keeps every message.
+   */
+  messages?: number;
 }
 
 /** A call waiting for a human's decision. */

@@ -1,18 +1,22 @@
+import { ModelTimeoutError, PolicyError } from "../errors.js";
 import type { LoopEvent } from "../events.js";
 import { addUsage } from "../messages.js";
 import { responseToParts } from "../model/define-provider.js";
 import { checkStreamPart } from "../model/provider-parts.js";
 import { ResponseAssembler } from "../model/response-assembler.js";
+import { mergeSettings } from "../model/settings.js";
 import { promptedInstructions } from "../output/final-answer.js";
 import { outputDeltas } from "../output/output-deltas.js";
-import type { ModelRequest, ModelResponse, ModelStreamPart } from "../provider.js";
+import type { ModelRequest, ModelResponse, ModelStreamPart, Provider } from "../provider.js";
+import { raceSignal } from "../util/race-signal.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 
 /**
- * Calls the model for one step with the run's messages and the step's tools: consumes the
- * provider's stream when it has one (a provider with only `generate` is replayed as one burst
- * of parts), yields the deltas as events, and returns the assembled response. The run's
+ * Calls the model for one step with the run's messages and the step's tools (or what
+ * `prepareStep` gave the step instead: instructions, settings, provider, messages): consumes
+ * the provider's stream when it has one (a provider with only `generate` is replayed as one
+ * burst of parts), yields the deltas as events, and returns the assembled response. The run's
  * usage and messages take the response in.
  */
 export function callModel<Deps>(
@@ -20,10 +24,21 @@ export function callModel<Deps>(
   step: number,
   tools: ToolsOfStep<Deps>,
 ): Promise<ModelResponse> {
-  const { settings, output } = run;
-  const instructions =
-    output?.mode === "prompted" ? promptedInstructions(run.instructions, output) : run.instructions;
-  const request: ModelRequest = { messages: run.messages.slice(), tools: tools.specs.slice() };
+  const { output } = run;
+  const steering = tools.steering;
+  const provider = steering?.provider ?? run.options.provider;
+  if (output?.mode === "native" && !provider.supportsNativeOutput) {
+    throw new PolicyError(
+      `prepareStep returned provider "${provider.name}", which does not declare supportsNativeOutput, while the run's structured output mode is "native"; give a provider that supports it, or use output mode "tool" or "prompted"`,
+      "prepareStep",
+      undefined,
+    );
+  }
+  const settings = mergeSettings(run.settings, steering?.settings);
+  const given = steering?.instructions ?? run.instructions;
+  const instructions = output?.mode === "prompted" ? promptedInstructions(given, output) : given;
+  const messages = steering?.messages ?? run.messages;
+  const request: ModelRequest = { messages: messages.slice(), tools: tools.specs.slice() };
   if (instructions !== undefined) request.system = instructions;
   if (output?.mode === "native") {
     const { name, description, jsonSchema: schema } = output;
@@ -31,7 +46,7 @@ export function callModel<Deps>(
   }
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
   if (settings !== undefined) request.settings = settings;
-  return modelResponse(run, request, step).then((response) => {
+  return modelResponse(run, provider, request, step).then((response) => {
     run.usage = addUsage(run.usage, response.usage);
     if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
     if (run.listening) {
@@ -42,14 +57,40 @@ export function callModel<Deps>(
   });
 }
 
-/** The provider's response to one request, streamed or not, checked part by part. */
+/**
+ * The provider's response to one request, streamed or not, checked part by part, within the
+ * run's `modelTimeoutMs` when it has one.
+ */
 async function modelResponse<Deps>(
   run: RunContext<Deps>,
+  provider: Provider,
   request: ModelRequest,
   step: number,
 ): Promise<ModelResponse> {
-  const { provider } = run.options;
-  const options = { signal: run.signal };
+  const ms = run.modelTimeoutMs;
+  if (ms === undefined) return response(run, provider, request, step, run.signal);
+  // The call's own signal: the run's, and the timeout's, whose reason is a ModelTimeoutError.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new ModelTimeoutError(ms, provider.name, step)), ms);
+  const signal = AbortSignal.any([run.signal, timeout.signal]);
+  try {
+    return await raceSignal(response(run, provider, request, step, signal), signal);
+  } catch (error) {
+    // A provider that gave up on the aborted signal with an error of its own timed out all the same.
+    throw timeout.signal.aborted && !run.signal.aborted ? timeout.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function response<Deps>(
+  run: RunContext<Deps>,
+  provider: Provider,
+  request: ModelRequest,
+  step: number,
+  signal: AbortSignal,
+): Promise<ModelResponse> {
+  const options = { signal };
   const assembler = new ResponseAssembler(provider.name);
   const outputOf = run.output && run.listening ? outputDeltas(run.output) : undefined;
   const emitDeltas = (part: ModelStreamPart) => {
@@ -60,7 +101,7 @@ async function modelResponse<Deps>(
   };
   if (!provider.stream) {
     const response = await provider.generate(request, options);
-    run.signal.throwIfAborted();
+    signal.throwIfAborted();
     for (const given of responseToParts(provider.name, response)) {
       const part = checkStreamPart(provider.name, given);
       assembler.add(part);
@@ -73,7 +114,7 @@ async function modelResponse<Deps>(
   try {
     for (;;) {
       const next = await parts.next();
-      run.signal.throwIfAborted();
+      signal.throwIfAborted();
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);

@@ -1,5 +1,6 @@
 import { messageOf } from "../errors.js";
 import type { Message, ToolCall, ToolResult } from "../messages.js";
+import type { StoppedBy } from "../stop-conditions.js";
 import { errorResult } from "../tools/tool-output.js";
 import type { ReachedLimit } from "../usage-limits.js";
 import type { Stop } from "./gate-calls.js";
@@ -13,7 +14,8 @@ export type StepOutcome =
   | { kind: "stopped"; reason?: string }
   | { kind: "ended"; endedBy: ToolCall }
   | { kind: "paused"; endedBy?: ToolCall }
-  | { kind: "limit"; limit: ReachedLimit };
+  | { kind: "limit"; limit: ReachedLimit }
+  | { kind: "condition"; stoppedBy: StoppedBy };
 
 /**
  * Closes the step: writes its tool message (every call's result, in call order) unless calls

@@ -73,7 +73,7 @@ function gateFrom<Deps>(
       hooks: run.options.hooks,
       policy: run.options.policy,
       deps: run.deps,
-      provider: run.options.provider,
+      provider: tools.steering?.provider ?? run.options.provider,
       argsLimits: run.options.argsLimits,
       context: (tool) => toolContext(run, tool, { id: part.id, rawArgs: part.args }, step.index),
       refused: (call) => refusal(run, call),

@@ -6,6 +6,7 @@ import type { ReachedLimit } from "../usage-limits.js";
 import type { OpenCall } from "./call-record.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
+import { steeringRecord } from "./step-steering.js";
 
 /** What a step's record keeps of the tools it offered. */
 export type OfferedTools<Deps> = Pick<
@@ -23,6 +24,8 @@ export interface OpenStep<Deps> {
   calls: OpenCall<Deps>[];
   /** The usage limit that stopped one of its calls from running; the run ends with the step. */
   limit?: ReachedLimit;
+  /** What `prepareStep` changed for the step besides its tools, as the record keeps it. */
+  steered?: SteeredRecord;
   /**
    * A post-call hook's stop: the run ends with the step. When several calls were stopped, the
    * first in call order (`call`, its index in `calls`) names the stop.
@@ -30,12 +33,15 @@ export interface OpenStep<Deps> {
   stop?: { by: PostCallBy; reason?: string; call: number };
 }
 
+/** The fields of a step record that say what `prepareStep` changed besides the tools. */
+type SteeredRecord = Pick<StepRecord, "instructions" | "settings" | "provider" | "messages">;
+
 /** Opens a step on the model's response; the run's checkpoints see it from now on. */
 export function openStep<Deps>(
   run: RunContext<Deps>,
   index: number,
   started: number,
-  tools: OfferedTools<Deps>,
+  tools: OfferedTools<Deps> & Pick<ToolsOfStep<Deps>, "steering">,
   response: ModelResponse,
 ): OpenStep<Deps> {
   const { parts, finishReason, usage } = response;
@@ -46,6 +52,7 @@ export function openStep<Deps>(
     response: { parts, finishReason, usage },
     calls: [],
   };
+  if (tools.steering) step.steered = steeringRecord(tools.steering);
   run.openStep = () => recordOf(step);
   return step;
 }
@@ -76,6 +83,14 @@ export function reopenStep<Deps>(
     response: freezeJson(record.response),
     calls,
   };
+  const { instructions, settings, provider, messages } = record;
+  const steered: SteeredRecord = {
+    ...(instructions !== undefined && { instructions }),
+    ...(settings !== undefined && { settings }),
+    ...(provider !== undefined && { provider }),
+    ...(messages !== undefined && { messages }),
+  };
+  if (Object.keys(steered).length > 0) step.steered = steered;
   run.openStep = () => recordOf(step);
   return step;
 }
@@ -92,5 +107,5 @@ export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
     ms: performance.now() - step.started,
   };
   if (step.tools.toolChoice !== undefined) record.toolChoice = step.tools.toolChoice;
-  return record;
+  return step.steered ? { ...record, ...step.steered } : record;
 }

@@ -1,13 +1,14 @@
 import { PolicyError, UnknownToolError } from "../errors.js";
-import type { ToolSpec } from "../messages.js";
-import type { StepTools } from "../policy.js";
+import type { Message, ToolSpec } from "../messages.js";
 import type { ModelRequest } from "../provider.js";
+import type { StepRecord } from "../step-record.js";
 import type { Tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, shortForm } from "../util/policy-call.js";
 import type { RunContext } from "./run-context.js";
+import { readSteering, STEERING_KEYS, type StepSteering } from "./step-steering.js";
 
 /**
  * The tools of one step: what the model is shown and what may run. Plain data, shared and
@@ -22,11 +23,14 @@ export interface ToolsOfStep<Deps> {
   callableNames: readonly string[];
   callableTools: readonly Tool<Deps>[];
   toolChoice?: ModelRequest["toolChoice"];
+  /** What else `prepareStep` changed for this step (instructions, settings, provider, messages). */
+  steering?: StepSteering;
 }
 
 /**
- * Asks `prepareStep` (when there is one) which tools this step shows and which may run. An
- * answer of the wrong shape is a `PolicyError`; a name not in the toolset an `UnknownToolError`.
+ * Asks `prepareStep` (when there is one) which tools this step shows and which may run, and
+ * what else it changes for the step. An answer of the wrong shape is a `PolicyError`; a name
+ * not in the toolset an `UnknownToolError`.
  */
 export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfStep<Deps>> {
   const { tools, policy } = run.options;
@@ -40,13 +44,40 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
         stepIndex: run.steps.length,
         executed: run.executed.slice(),
         tools,
+        ...transcriptCopies(run),
       }),
     readPrepared<Deps>,
   );
   return andThen(prepared, (answer) => {
     run.signal.throwIfAborted();
-    return answer === undefined ? everyTool(run) : toolsOf(tools, answer);
+    if (answer === undefined) return everyTool(run);
+    const offered =
+      answer.tools === undefined && answer.callable === undefined && answer.toolChoice === undefined
+        ? { ...everyTool(run) }
+        : toolsOf(tools, { ...answer, tools: answer.tools ?? [...tools] });
+    if (answer.steering) offered.steering = answer.steering;
+    return offered;
   });
+}
+
+/** The run's messages and steps for `prepareStep`: copies, made only when it reads them. */
+function transcriptCopies<Deps>(run: RunContext<Deps>) {
+  // Records and messages are never changed once appended: the lists as they are now, copied
+  // deeply only when read.
+  const messagesNow = run.messages.slice();
+  const stepsNow = run.steps.slice();
+  let messages: Message[] | undefined;
+  let steps: StepRecord[] | undefined;
+  return {
+    get messages() {
+      messages ??= structuredClone(messagesNow);
+      return messages;
+    },
+    get steps() {
+      steps ??= structuredClone(stepsNow);
+      return steps;
+    },
+  };
 }
 
 const everyToolByLoop = new WeakMap<object, ToolsOfStep<any>>();
@@ -72,23 +103,32 @@ function everyTool<Deps>(run: RunContext<Deps>): ToolsOfStep<Deps> {
 }
 
 const ANSWER =
-  "return tools, tool names, a Toolset, { tools, callable?, toolChoice? } or undefined";
+  "return tools, tool names, a Toolset, { tools?, callable?, toolChoice?, instructions?, settings?, provider?, messages? } or undefined";
 
-/** Reads `prepareStep`'s answer into `{ tools, callable?, toolChoice? }` (`undefined`: every tool). */
+const STEP_KEYS: readonly string[] = ["tools", "callable", "toolChoice", ...STEERING_KEYS];
+
+/** `prepareStep`'s answer, read: the step's tools (absent: every tool) and its steering. */
+interface PreparedAnswer<Deps> {
+  tools?: readonly (Tool<Deps> | string)[] | undefined;
+  callable?: string[] | undefined;
+  toolChoice?: ModelRequest["toolChoice"] | undefined;
+  steering?: StepSteering | undefined;
+}
+
+/** Reads `prepareStep`'s answer into `{ tools?, callable?, toolChoice?, steering? }` (`undefined`: every tool). */
 function readPrepared<Deps>(
   answer: unknown,
-): { ok: true; value: StepTools<Deps> | undefined } | { ok: false; problem: string } {
+): { ok: true; value: PreparedAnswer<Deps> | undefined } | { ok: false; problem: string } {
   if (answer === undefined) return { ok: true, value: undefined };
   if (answer instanceof Toolset) return { ok: true, value: { tools: [...answer] } };
   const entries = Array.isArray(answer) ? answer : isPlainObject(answer) ? answer.tools : undefined;
-  if (!Array.isArray(entries) || !entries.every(isToolEntry)) {
+  const listed = Array.isArray(entries) && entries.every(isToolEntry);
+  if (!listed && !(isPlainObject(answer) && entries === undefined)) {
     return { ok: false, problem: `returned ${shortForm(answer)}; ${ANSWER}` };
   }
   if (Array.isArray(answer)) return { ok: true, value: { tools: answer } };
   const step = answer as Record<string, unknown>;
-  const unknownKey = Object.keys(step).find(
-    (key) => key !== "tools" && key !== "callable" && key !== "toolChoice",
-  );
+  const unknownKey = Object.keys(step).find((key) => !STEP_KEYS.includes(key));
   if (unknownKey !== undefined) {
     return { ok: false, problem: `returned the unknown key \`${unknownKey}\`; ${ANSWER}` };
   }
@@ -105,7 +145,13 @@ function readPrepared<Deps>(
       problem: `returned toolChoice ${shortForm(toolChoice)}; use "auto", "required", "none" or { name }`,
     };
   }
-  return { ok: true, value: step as unknown as StepTools<Deps> };
+  const steering = readSteering(step);
+  if (!steering.ok) return steering;
+  const { tools } = step as { tools?: (Tool<Deps> | string)[] };
+  const read: PreparedAnswer<Deps> = { tools, callable: callable as string[] | undefined };
+  if (toolChoice !== undefined) read.toolChoice = toolChoice as ModelRequest["toolChoice"];
+  if (steering.value) read.steering = steering.value;
+  return { ok: true, value: read };
 }
 
 function isToolEntry(entry: unknown): boolean {
@@ -126,7 +172,10 @@ function isToolChoice(choice: unknown): boolean {
   );
 }
 
-function toolsOf<Deps>(all: Toolset<Deps>, step: StepTools<Deps>): ToolsOfStep<Deps> {
+function toolsOf<Deps>(
+  all: Toolset<Deps>,
+  step: Omit<PreparedAnswer<Deps>, "tools"> & { tools: readonly (Tool<Deps> | string)[] },
+): ToolsOfStep<Deps> {
   const shown = step.tools.map((entry: Tool<Deps> | string) => {
     const name = typeof entry === "string" ? entry : entry.name;
     const known = all.get(name);

@@ -5,6 +5,7 @@ import type { ModelSettings } from "../provider.js";
 import type { RunLease } from "../state/run-store.js";
 import type { RunWrites } from "../state/run-writes.js";
 import type { RunData } from "../state/snapshot.js";
+import type { StopCondition } from "../stop-conditions.js";
 
 /** One run while it runs: its data (see `RunData`), the loop's options, and its ways out. */
 export interface RunContext<Deps> extends RunData, RunWrites {
@@ -16,6 +17,10 @@ export interface RunContext<Deps> extends RunData, RunWrites {
   readonly settings: ModelSettings | undefined;
   /** The structured output of this run: the run's own, else the loop's. */
   readonly output: ResolvedOutput | undefined;
+  /** The stop conditions of this run (`stopWhen`): the run's own, else the loop's. */
+  readonly stopWhen: readonly StopCondition<Deps>[];
+  /** How long each model call may take (`modelTimeoutMs`): the run's own, else the loop's. */
+  readonly modelTimeoutMs: number | undefined;
   /**
    * Aborts when the caller aborts or the run is abandoned; tools get it. The run rejects the
    * moment it aborts; the loop checks it after every await, so nothing more runs or is emitted.

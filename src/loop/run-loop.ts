@@ -6,17 +6,20 @@ import type { RunState, RunStatus } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
 import type { StepRecord } from "../step-record.js";
+import { isPromise } from "../util/maybe-promise.js";
 import type { StepOutcome } from "./finish-step.js";
 import { transcriptOnFailure } from "./finish-step.js";
 import { takeModelCall } from "./limit-checks.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { runStep } from "./run-step.js";
+import { stoppedByCondition } from "./stop-when.js";
 
 /**
  * The agent loop: step after step until the model answers without tool calls, a hook stops
  * the run, a tool's result ends it, a call waits for approval, a usage limit is reached (checked
- * before each model call, and before each tool runs), or the steps run out.
+ * before each model call, and before each tool runs), a `stopWhen` condition answers true
+ * (asked after each step that lets the run go on), or the steps run out.
  * A resumed run (given its checked `plan`) first finishes its paused step (`resumeStep`).
  */
 export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): Promise<RunResult> {
@@ -25,9 +28,18 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
   let result: RunResult;
   try {
     if (plan) outcome = await resumeStep(run, plan);
-    while (outcome.kind === "continue" && run.steps.length < run.maxSteps) {
+    let stepped = plan !== undefined;
+    while (outcome.kind === "continue") {
+      if (stepped) {
+        // After each step that lets the run go on: the stopWhen conditions, in order.
+        const asked = stoppedByCondition(run);
+        const stoppedBy = isPromise(asked) ? await asked : asked;
+        if (stoppedBy) outcome = { kind: "condition", stoppedBy };
+      }
+      if (outcome.kind !== "continue" || run.steps.length >= run.maxSteps) break;
       const limit = takeModelCall(run);
       outcome = limit ? { kind: "limit", limit } : await runStep(run);
+      stepped = true;
     }
     result = await resultOf(run, outcome);
   } catch (error) {
@@ -56,6 +68,7 @@ const STATUS: Record<StepOutcome["kind"], RunStatus> = {
   ended: "ended_by_tool",
   paused: "needs_approval",
   limit: "limit_reached",
+  condition: "stopped_by_condition",
 };
 
 async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Promise<RunResult> {
@@ -113,5 +126,7 @@ function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState):
       return { status: "max_steps", ...base };
     case "limit":
       return { status: "limit_reached", ...base, limit: outcome.limit };
+    case "condition":
+      return { status: "stopped_by_condition", ...base, stoppedBy: outcome.stoppedBy };
   }
 }

@@ -63,3 +63,18 @@ function misspelt(key: string): string | undefined {
     (portable) => editDistance(key.toLowerCase(), portable.toLowerCase()) <= 2,
   );
 }
+
+/**
+ * Settings over others, key by key (an `undefined` key leaves the one below): a run's over the
+ * loop's, a step's (from `prepareStep`) over the run's.
+ */
+export function mergeSettings(
+  below: ModelSettings | undefined,
+  over: ModelSettings | undefined,
+): ModelSettings | undefined {
+  if (over === undefined) return below;
+  if (below === undefined) return over;
+  const merged: ModelSettings = { ...below };
+  for (const [key, value] of Object.entries(over)) if (value !== undefined) merged[key] = value;
+  return merged;
+}

@@ -11,7 +11,8 @@ export type RunStatus =
   | "needs_approval"
   | "needs_results"
   | "max_steps"
-  | "limit_reached";
+  | "limit_reached"
+  | "stopped_by_condition";
 
 /**
  * The version of `RunState` this build writes and reads. Version 2: args everywhere in the

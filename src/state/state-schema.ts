@@ -184,6 +184,16 @@ const stepRecord = {
     calls: { type: "array", items: callRecord },
     usage,
     ms: { type: "number", minimum: 0 },
+    // What prepareStep changed for the step besides its tools.
+    instructions: text,
+    settings: { type: "object" },
+    provider: {
+      type: "object",
+      required: ["name", "model"],
+      properties: { name: text, model: text },
+      additionalProperties: false,
+    },
+    messages: { type: "integer", minimum: 1 },
   },
   additionalProperties: false,
 };
@@ -221,6 +231,7 @@ export const RUN_STATE_SCHEMA = {
         "needs_results",
         "max_steps",
         "limit_reached",
+        "stopped_by_condition",
         "running",
       ],
     },
@@ -325,6 +336,17 @@ export const RUN_STATE_SCHEMA = {
 } as const;
 
 let validator: Validator | undefined;
+let messagesValidator: Validator | undefined;
+
+/**
+ * Checks a list of messages against the state's message schema (as a state's `messages` are
+ * checked): `undefined` when it fits, else the first problem ("[2].parts[0]: ...").
+ */
+export function messagesProblem(messages: unknown): string | undefined {
+  messagesValidator ??= new Validator({ type: "array", items: message } as never, "2020-12", false);
+  const { valid, errors } = messagesValidator.validate(messages);
+  return valid ? undefined : worstProblem(errors);
+}
 
 /**
  * Checks a value against `RUN_STATE_SCHEMA`: `undefined` when it fits, else the first
@@ -333,7 +355,10 @@ let validator: Validator | undefined;
 export function stateProblem(state: unknown): string | undefined {
   validator ??= new Validator(RUN_STATE_SCHEMA as never, "2020-12", false);
   const { valid, errors } = validator.validate(state);
-  if (valid) return undefined;
+  return valid ? undefined : worstProblem(errors);
+}
+
+function worstProblem(errors: ReturnType<Validator["validate"]>["errors"]): string {
   // cfworker reports each failing level; the deepest report that is not a summary of the
   // levels below it says what is actually wrong.
   const rank = (error: (typeof errors)[number]) =>
