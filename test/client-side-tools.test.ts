@@ -212,6 +212,57 @@ describe("a run pauses with needs_results", () => {
   });
 });
 
+describe("a supplied result passes the post-call chain, as an executed call's output does", () => {
+  it("a hook's { output } is what the model reads; its { block } withholds it; it sees the call and the result", async () => {
+    const seen: unknown[] = [];
+    const { loop, make } = agent([locateTurn, { text: "ok" }], {
+      postToolCall: [
+        ({ name, output, isError }) => {
+          seen.push({ name, output, isError });
+          if (name === "get_location") return { output: { lat: 60, lon: 11 } }; // coarsened
+          return undefined;
+        },
+      ],
+    });
+    const paused = await loop.run("go");
+    seen.length = 0;
+    const events: LoopEvent[] = [];
+    const done = await make({ onEvent: (e) => events.push(e) }).resume(paused.state, {
+      g1: { result: here },
+    });
+    expect(seen).toEqual([{ name: "get_location", output: here, isError: false }]);
+    expect(resultsOf(done.messages)[1]!.output).toEqual({ lat: 60, lon: 11 });
+    expect(events.map((e) => e.type)).toContain("tool-post-decision");
+
+    const blocking = agent([locateTurn, { text: "ok" }], {
+      postToolCall: [() => ({ block: "location withheld" })],
+    });
+    const again = await blocking.loop.run("go");
+    const blocked = await blocking.make().resume(again.state, { g1: { result: here } });
+    expect(resultsOf(blocked.messages)[1]).toMatchObject({
+      output: "location withheld",
+      isError: true,
+    });
+  });
+
+  it("a hook's { stop } ends the run after the step: an approved call of the step does not start", async () => {
+    const both = {
+      toolCalls: [
+        { id: "g1", name: "get_location", args: {} },
+        { id: "b1", name: "book", args: { what: "table" } },
+      ],
+    };
+    const { loop, make, ran } = agent([both, { text: "never" }], {
+      postToolCall: [({ name }) => (name === "get_location" ? { stop: true } : undefined)],
+    });
+    const paused = await loop.run("go");
+    const done = await make().resume(paused.state, { b1: { approve: true }, g1: { result: here } });
+    expect(done.status).toBe("stopped");
+    expect(ran).toEqual([]);
+    expect(resultsOf(done.messages).map((r) => r.isError)).toEqual([true, true]);
+  });
+});
+
 describe("results are checked before anything runs", () => {
   async function pausedRun() {
     const a = agent([locateTurn, { text: "ok" }]);

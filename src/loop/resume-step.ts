@@ -9,7 +9,6 @@ import {
   refused,
   rerun,
   restored,
-  supplied,
 } from "./call-record.js";
 import { endsRun } from "./ends-run.js";
 import { errorText } from "./error-text.js";
@@ -20,13 +19,15 @@ import { limitOfStep } from "./limit-checks.js";
 import { reopenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import { decisionEvent, resultEvents } from "./step-events.js";
+import { type SuppliedResult, settleSupplied } from "./supplied-results.js";
 
 /**
  * The first step of a resumed run: the paused (or running) state's open step, finished. The
  * humans' decisions and the checkpoint's leftovers are applied (each checked by `planResume`
  * before anything ran) → the approved and not-yet-run calls execute, and calls that waited on
- * a paused sub-agent continue its run, client-side calls settle with the results given (they
- * are not executions here: not in `executed`, not asked of `endsRun`) → `endsRun` is asked
+ * a paused sub-agent continue its run, client-side calls settle with the results given, through
+ * the post-call chain (they are not executions here: not in `executed`, not asked of
+ * `endsRun`) → `endsRun` is asked
  * (unless a call of the step ended the run before it paused) → the step is finished.
  */
 export async function resumeStep<Deps>(
@@ -43,6 +44,7 @@ export async function resumeStep<Deps>(
   const byId = new Map(calls.map((open) => [open.record.toolCallId, open]));
   const decided: OpenCall<Deps>[] = [];
   const toRun: OpenCall<Deps>[] = [];
+  const given: SuppliedResult<Deps>[] = [];
   for (const resolution of resolutions) {
     const open = byId.get(resolution.toolCallId)!;
     switch (resolution.kind) {
@@ -79,15 +81,14 @@ export async function resumeStep<Deps>(
         toRun.push(open);
         break;
       case "result":
-        supplied(open, true, resolution.output, resolution.content);
-        decided.push(open);
+        given.push({ open, ok: true, output: resolution.output, content: resolution.content });
         break;
       case "result-error":
-        supplied(open, false, resolution.error);
-        decided.push(open);
+        given.push({ open, ok: false, output: resolution.error });
     }
   }
   resultEvents(run, step.index, decided);
+  if (given.length > 0) await settleSupplied(run, step, given);
   const succeeded = await executeCalls(run, step, toRun);
   if (step.stop) return finishStep(run, step, { stop: step.stop });
   const limit = limitOfStep(run, step);
