@@ -84,6 +84,13 @@ const expectedOutput: Record<string, RegExp[]> = {
     /completed after 2 steps, 35 tokens/,
     /^streamed: 2 \|\+ \|3 \|= \|5\. \(completed\)$/m,
   ],
+  "compaction.ts": [
+    /^step 0: sent 1 messages$/m,
+    /^step 4: sent 5 messages$/m,
+    /^status stopped_by_condition by stepCountIs\(5\)$/m,
+    /^transcript: 11 messages$/m,
+    /^step 4 record: messages 5, settings \{"maxOutputTokens":200\}$/m,
+  ],
   "limits.ts": [
     /^limit_reached: toolCalls \(limit 4, used 4\)$/m,
     /^ {2}\{"query":"pydantic-ai"\} → 3 results for "pydantic-ai"$/m,
@@ -180,6 +187,13 @@ const expectedValue: Record<string, (value: any) => void> = {
     expect(stopped!.status).toBe("stopped");
     expect(JSON.stringify(stopped)).not.toMatch(/ignore previous instructions/);
     expect(stopped!.steps).toHaveLength(1);
+  },
+  "compaction.ts": (result: RunResult) => {
+    expect(result.status).toBe("stopped_by_condition");
+    expect(result.stoppedBy).toEqual({ index: 0, name: "stepCountIs(5)" });
+    expect(result.steps.map((step) => step.messages)).toEqual([1, 3, 5, 5, 5]);
+    // The transcript keeps every message, each call with its one result.
+    expect(result.messages).toHaveLength(11);
   },
   "limits.ts": ({ capped, tokens, resumed }: Record<string, RunResult>) => {
     expect(capped!.limit).toEqual({ name: "toolCalls", value: 4, used: 4 });
