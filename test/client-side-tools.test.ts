@@ -465,6 +465,28 @@ describe("across processes: trust, digests, signatures, stores", () => {
   });
 });
 
+describe("sub-agents", () => {
+  it("a sub-agent cannot wait on a client-side tool yet: its call fails, closed", async () => {
+    const inner = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ id: "g1", name: "get_location", args: {} }] }]),
+      tools: [locate],
+    });
+    const outer = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ id: "d1", name: "helper", args: { prompt: "where?" } }] },
+        { text: "could not" },
+      ]),
+      tools: [inner.asTool({ name: "helper", description: "helps" })],
+    });
+    const result = await outer.run("go");
+    expect(result.status).toBe("completed");
+    expect(result.steps[0]!.calls[0]!.result).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/ended with status "needs_results"/),
+    });
+  });
+});
+
 describe("types", () => {
   it("needs_results narrows to a result with external calls", async () => {
     const { loop } = agent([locateTurn]);

@@ -55,6 +55,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /waiting for a human: send_email \{"to":"bo@elsewhere\.org","body":"Hi Bo"\}/,
     /stopReason: the model tried to send an API key/,
   ],
+  "client-side-tool.ts": [
+    /^paused: needs_results; the browser runs get_location \{\}$/m,
+    /^the browser answered get_location: \{"result":\{"latitude":59\.91,"longitude":10\.75,"accuracyM":30\}\}$/m,
+    /^completed: It is 21 °C and clear where you are\.$/m,
+    /^the browser answered get_location: \{"error":"the user denied access to their location"\}$/m,
+  ],
   "output-guard.ts": [
     /the model read from fetch_page: "Oslo: 21 °C, light wind\. Contact: ops key \[redacted\]\."/,
     /post-call: fetch_page stop by post:1/,
@@ -180,6 +186,21 @@ const expectedValue: Record<string, (value: any) => void> = {
     ]);
     expect(done.status).toBe("completed");
     expect(done.steps[1]!.calls[0]!.result?.output).toBe("Saved the notes to notes.md.");
+  },
+  "client-side-tool.ts": ({ granted, denied }: Record<string, RunResult>) => {
+    expect(granted!.status).toBe("completed");
+    // The browser's answer is the tool's result in the transcript, and the model read it.
+    expect(granted!.steps[0]!.calls[0]!.result).toEqual({
+      toolCallId: "loc-1",
+      toolName: "get_location",
+      output: { latitude: 59.91, longitude: 10.75, accuracyM: 30 },
+      isError: false,
+    });
+    expect(granted!.steps[1]!.calls[0]!.args).toEqual({ latitude: 59.91, longitude: 10.75 });
+    expect(denied!.steps[0]!.calls[0]!.result).toMatchObject({
+      output: "the user denied access to their location",
+      isError: true,
+    });
   },
   "output-guard.ts": ({ redacted, stopped }: Record<string, RunResult>) => {
     expect(redacted!.status).toBe("completed");
