@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import {
   AgentLoop,
   type AgentLoopOptions,
@@ -13,9 +14,10 @@ import {
   TollgateError,
   tool,
 } from "tollgate";
-import { scriptedProvider } from "tollgate/testing";
+import { functionProvider, scriptedProvider } from "tollgate/testing";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import { runs } from "./support/runs.js";
 
 /** A browser-side tool: no execute; its result comes back through resume(). */
 const locate = tool({
@@ -486,6 +488,152 @@ describe("sub-agents", () => {
     });
   });
 });
+
+describe("property: random scripts, verdicts, decisions and results (JSON round trips, new loops)", () => {
+  const callArb = fc.record({
+    name: fc.constantFrom("local", "client", "client_ask", "local_ask"),
+    valid: fc.boolean(),
+    policy: fc.constantFrom("ALLOW", "DENY", "NEEDS_APPROVAL", "default"),
+  });
+  const scenarioArb = fc.record({
+    steps: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+    answers: fc.array(fc.constantFrom("approve", "deny", "result", "error"), {
+      minLength: 16,
+      maxLength: 16,
+    }),
+    trust: fc.constantFrom("trustState", "digests", "signingKey", "store"),
+  });
+
+  it("no call runs without ALLOW or a human's approval, none runs twice, no client result without ALLOW, every call one result", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async ({ steps, answers, trust }) => {
+        const executed: string[] = [];
+        const plan = new Map<string, (typeof steps)[number][number]>();
+        const supplied = new Map<string, unknown>();
+        const input = z.object({ n: z.number() });
+        const local = (name: string, needsApproval: boolean) =>
+          tool({
+            name,
+            input,
+            needsApproval,
+            maxRetries: 20,
+            execute: ({ n }, ctx) => {
+              executed.push(ctx.toolCallId);
+              return n;
+            },
+          });
+        const tools = [
+          local("local", false),
+          local("local_ask", true),
+          tool({ name: "client", input, maxRetries: 20, output: z.number() }),
+          tool({ name: "client_ask", input, maxRetries: 20, needsApproval: true }),
+        ];
+        const provider = scriptedFree(steps, plan);
+        const store = trust === "store" ? memoryRunStore() : undefined;
+        const makeLoop = () =>
+          new AgentLoop({
+            provider,
+            tools,
+            maxSteps: 6,
+            maxRetries: 20,
+            ...(store ? { store } : {}),
+            ...(trust === "trustState" ? { trustState: true } : {}),
+            ...(trust === "signingKey" ? { signingKey: "k" } : {}),
+            policy: {
+              decideToolCall: ({ call }) => {
+                const policy = plan.get(call.id)?.policy;
+                return policy === "default" ? undefined : policy;
+              },
+            },
+          });
+        let result: RunResult = await makeLoop().run("go", store ? { runId: "r" } : {});
+        let next = 0;
+        const listed = new Set<string>();
+        for (let round = 0; round < 12; round++) {
+          if (result.status !== "needs_approval" && result.status !== "needs_results") break;
+          const entries: ApprovalDecisions = {};
+          for (const pending of result.pending ?? []) {
+            const digest = trust === "digests" ? { digest: pending.digest } : {};
+            entries[pending.toolCallId] =
+              answers[next++ % answers.length] === "deny"
+                ? { approve: false, ...digest }
+                : { approve: true, ...digest };
+          }
+          for (const call of result.external ?? []) {
+            // listed once, and only once the gate (or a human) allowed it
+            expect(listed.has(call.toolCallId)).toBe(false);
+            listed.add(call.toolCallId);
+            const record = result.steps.at(-1)!.calls.find((c) => c.toolCallId === call.toolCallId);
+            expect(record).toMatchObject({ verdict: "allow", external: true });
+            const digest = trust === "digests" ? { digest: call.digest } : {};
+            const value = next;
+            entries[call.toolCallId] =
+              answers[next++ % answers.length] === "error"
+                ? { error: `no ${value}`, ...digest }
+                : { result: value, ...digest };
+            supplied.set(call.toolCallId, value);
+          }
+          const state: RunState = JSON.parse(JSON.stringify(result.state));
+          const resumer = makeLoop();
+          result = store
+            ? await resumer.resume("r", entries)
+            : await resumer.resume(state, entries);
+          // settled once: the same state again (on this loop; with a store, on any) is refused
+          const again = store ? makeLoop() : resumer;
+          await expect(again.resume(state, entries)).rejects.toThrow(ResumeError);
+        }
+        expect(new Set(executed).size).toBe(executed.length);
+        const records = result.steps.flatMap((step) => step.calls);
+        for (const id of executed) {
+          const record = records.find((c) => c.toolCallId === id)!;
+          expect(record.verdict).toBe("allow");
+          expect(record.by === "approval" || plan.get(id)!.policy !== "DENY").toBe(true);
+          expect(record.toolName).toMatch(/^local/);
+        }
+        for (const record of records) {
+          if (!record.toolName.startsWith("client") || !record.result) continue;
+          expect(JSON.stringify(record.result.output)).not.toMatch(/is a client-side tool/);
+          const output = record.result.output;
+          if (supplied.has(record.toolCallId)) {
+            const value = supplied.get(record.toolCallId);
+            expect([value, `no ${value}`]).toContain(output);
+          } else {
+            // never supplied: the gate refused it, or the run ended first; never "run"
+            expect(record.verdict === "allow" && !record.result.isError).toBe(false);
+          }
+        }
+        const paused = result.status === "needs_approval" || result.status === "needs_results";
+        result.messages.forEach((message, index) => {
+          if (message.role !== "assistant") return;
+          const ids = message.parts.flatMap((part) => (part.type === "tool-call" ? [part.id] : []));
+          if (ids.length === 0 || (paused && index === result.messages.length - 1)) return;
+          const after = result.messages[index + 1];
+          expect(after?.role === "tool" && after.results.map((r) => r.toolCallId)).toEqual(ids);
+        });
+      }),
+      { numRuns: runs(120) },
+    );
+  });
+});
+
+/** A model that asks, at each step, for the planned calls (ids `s<step>c<i>`), then answers. */
+function scriptedFree(
+  steps: { name: string; valid: boolean }[][],
+  plan: Map<string, { name: string; valid: boolean; policy: string }>,
+) {
+  return functionProvider((request) => {
+    const step = request.messages.filter((m) => m.role === "assistant").length;
+    const calls = steps[step];
+    if (!calls) return { text: "end" };
+    return {
+      toolCalls: calls.map((call, i) => {
+        const id = `s${step}c${i}`;
+        plan.set(id, call as never);
+        return { id, name: call.name, args: call.valid ? { n: i } : { n: "x" } };
+      }),
+    };
+  });
+}
 
 describe("types", () => {
   it("needs_results narrows to a result with external calls", async () => {
