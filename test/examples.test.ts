@@ -21,6 +21,10 @@ const examples = readdirSync(examplesDir)
 
 /** Lines an example must print, beyond exiting 0. Examples not listed must print something. */
 const expectedOutput: Record<string, RegExp[]> = {
+  "approvals.ts": [
+    /^repaired: allow \{"to":"bob@example\.com"\} \(repaired from \{'to': 'bob@example\.com'\}\)$/m,
+    /^remembered: ana, bob, completed$/m,
+  ],
   "demo.ts": [
     /list_files \{\}\s+ALLOW \(by default\)/,
     /write_file \{"path":"summary\.txt".*ALLOW \(by default\)/,
@@ -122,6 +126,11 @@ const expectedOutput: Record<string, RegExp[]> = {
 
 /** Checks of the value `main()` returns, for examples run in-process. */
 const expectedValue: Record<string, (value: any) => void> = {
+  "approvals.ts": (value) =>
+    expect(value).toEqual({
+      repaired: "allow {\"to\":\"bob@example.com\"} (repaired from {'to': 'bob@example.com'})",
+      remembered: ["ana", "bob", "completed"],
+    }),
   "quickstart.ts": (result: RunResult) => {
     expect(result.status).toBe("completed");
     expect(result.text).toBe("It is 21 °C in Oslo.");

@@ -62,7 +62,7 @@ function failed(
   kind: ToolErrorKind,
   message: string,
   format: FormatToolError,
-): CallRecord["result"] {
+): ToolResult {
   const { toolCallId, toolName, reason } = record;
   const info =
     reason === undefined ? { kind, toolName, message } : { kind, toolName, message, reason };
