@@ -541,3 +541,36 @@ describe("post-call hooks: property", () => {
     );
   });
 });
+
+describe("post-call hooks with the loop's other steering", () => {
+  it("a blocked output reads as formatToolError writes it (kind blocked)", async () => {
+    const { loop } = agent([page("p1")], {
+      postToolCall: [() => ({ block: "secret in output" })],
+      formatToolError: ({ kind, toolName, message }) => `[${kind}] ${toolName}: ${message}`,
+    });
+    const result = await loop.run("go");
+    expect(results(result.messages)[0]).toMatchObject({
+      output: "[blocked] fetch_page: secret in output",
+      isError: true,
+    });
+  });
+
+  it("hooks see the provider prepareStep chose for the step", async () => {
+    const seen: string[] = [];
+    const other = scriptedProvider([{ toolCalls: [page("p1")] }, { text: "done" }], {
+      name: "other",
+      model: "other-1",
+    });
+    const { loop } = agent(null, {
+      policy: { prepareStep: () => ({ provider: other }) },
+      postToolCall: [
+        (info) => {
+          seen.push(`${info.provider}/${info.model}`);
+          return undefined;
+        },
+      ],
+    });
+    await loop.run("go");
+    expect(seen).toEqual(["other/other-1"]);
+  });
+});

@@ -3,6 +3,7 @@ import { type PostCallOutcome, postCall } from "../gate/post-call.js";
 import type { ToolContentPart } from "../messages.js";
 import { isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { notRun, type OpenCall } from "./call-record.js";
+import { errorText } from "./error-text.js";
 import type { OpenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { ToolRun } from "./run-tool.js";
@@ -52,8 +53,13 @@ export function guardOutput<Deps>(
       case "pass":
       case "output":
         return { ok, output: outcome.output, content: outcome.content, outcome };
-      case "block":
-        return { ok: false, output: outcome.message, content: undefined, outcome };
+      case "block": {
+        // The text the model reads for a blocked output is the loop's formatToolError's too.
+        const { toolName: name } = open.record;
+        const info = { kind: "blocked" as const, toolName: name, message: outcome.message };
+        const output = errorText(run.options.formatToolError)(info);
+        return { ok: false, output, content: undefined, outcome };
+      }
       case "stop": {
         const index = step.calls.indexOf(open);
         if (!step.stop || index < step.stop.call) {
@@ -78,7 +84,8 @@ export function guardOutput<Deps>(
       step: step.index,
       hooks,
       deps: run.deps,
-      provider: run.options.provider,
+      // The step's own provider, when prepareStep chose one: hooks see who answered.
+      provider: step.steered?.provider ?? run.options.provider,
     });
   } catch (error) {
     return failed(error);
