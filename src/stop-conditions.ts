@@ -1,5 +1,6 @@
 import type { Message, Usage } from "./messages.js";
 import type { StepRecord } from "./step-record.js";
+import { shownValue } from "./util/option-keys.js";
 
 /** What a stop condition is asked about: the run so far, after one of its steps. */
 export interface StopContext<Deps = unknown> {
@@ -36,7 +37,7 @@ export interface StoppedBy {
  */
 export function stepCountIs(count: number): StopCondition {
   if (!Number.isInteger(count) || count < 1) {
-    throw new TypeError(`stepCountIs(): give a whole number >= 1, got ${String(count)}`);
+    throw new TypeError(`stepCountIs(): give a whole number >= 1, got ${shownValue(count)}`);
   }
   return named(`stepCountIs(${count})`, ({ steps }) => steps.length >= count);
 }

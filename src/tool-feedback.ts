@@ -23,9 +23,16 @@ export type RepairToolCall<Deps = unknown> = (info: RepairInfo<Deps>) => unknown
 /**
  * The results whose text `formatToolError` controls: a hook's block, a policy's (or hook's)
  * denial, invalid args, a tool that is not callable, and a human's refusal (also a refusal
- * remembered from earlier in the run).
+ * remembered from earlier in the run) — calls that did not run — and `"withheld"`: a call that
+ * ran, whose output a post-call hook blocked.
  */
-export type ToolErrorKind = "blocked" | "denied" | "invalid" | "unavailable" | "refused";
+export type ToolErrorKind =
+  | "blocked"
+  | "denied"
+  | "invalid"
+  | "unavailable"
+  | "refused"
+  | "withheld";
 
 /** What `formatToolError` gets: `message` is the text the model would read by default. */
 export interface ToolErrorInfo {

@@ -557,3 +557,23 @@ describe("formatToolError", () => {
     );
   });
 });
+
+describe("repairToolCall answering with text", () => {
+  it("a string (JSON text not parsed) or null is a PolicyError saying to return data", async () => {
+    for (const answer of ['{"to":"bob@example.com"}', null]) {
+      const send = tool({
+        name: "send",
+        input: z.object({ to: z.string() }),
+        execute: ({ to }) => `sent to ${to}`,
+      });
+      const loop = new AgentLoop({
+        provider: scriptedProvider([{ toolCalls: [{ name: "send", args: "{'to': 'bob'}" }] }]),
+        tools: [send],
+        repairToolCall: () => answer,
+      });
+      await expect(loop.run("go")).rejects.toThrow(
+        /repairToolCall .*returned (a string|null); return the fixed args as data \(JSON\.parse the text\), or undefined for no fix/,
+      );
+    }
+  });
+});

@@ -302,7 +302,10 @@ describe("results are checked before anything runs", () => {
   it("both result and error", () =>
     refused({ g1: { result: here, error: "x" } }, /both `result` and `error`/));
   it("an error that is not a string", () =>
-    refused({ g1: { error: 404 } }, /`error` must be a string/));
+    refused({ g1: { error: 404 } }, /`error` must be a non-empty string/));
+  it("an empty error", () => refused({ g1: { error: "" } }, /`error` must be a non-empty string/));
+  it("a result left undefined (not a successful null)", () =>
+    refused({ g1: { result: undefined } }, /has `result: undefined`; give the tool's result/));
   it("an unknown key", () => refused({ g1: { error: "x", rezult: 1 } }, /unknown key `rezult`/));
   it("a malformed digest", () => refused({ g1: { result: here, digest: "abc" } }, /64-hex digest/));
 

@@ -543,14 +543,14 @@ describe("post-call hooks: property", () => {
 });
 
 describe("post-call hooks with the loop's other steering", () => {
-  it("a blocked output reads as formatToolError writes it (kind blocked)", async () => {
+  it("a blocked output reads as formatToolError writes it (kind withheld: the tool ran)", async () => {
     const { loop } = agent([page("p1")], {
       postToolCall: [() => ({ block: "secret in output" })],
       formatToolError: ({ kind, toolName, message }) => `[${kind}] ${toolName}: ${message}`,
     });
     const result = await loop.run("go");
     expect(results(result.messages)[0]).toMatchObject({
-      output: "[blocked] fetch_page: secret in output",
+      output: "[withheld] fetch_page: secret in output",
       isError: true,
     });
   });

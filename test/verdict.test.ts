@@ -138,7 +138,7 @@ describe("values of the wrong type", () => {
 describe("valid verdicts", () => {
   it("keeps each key of its type; args and result may be anything", () => {
     const verdict = {
-      stop: false,
+      stop: true,
       stopReason: "",
       block: "not today",
       confirm: true,
@@ -148,6 +148,16 @@ describe("valid verdicts", () => {
     expect(readPreCallVerdict(verdict)).toEqual({ ok: true, verdict });
     expect(readPreCallVerdict({ block: true })).toEqual({ ok: true, verdict: { block: true } });
     expect(readPreCallVerdict({ block: "" })).toEqual({ ok: true, verdict: { block: "" } });
+  });
+
+  it("refuses a stopReason without stop: true (it would let the call go on silently)", () => {
+    for (const verdict of [{ stopReason: "x" }, { stop: false, stopReason: "x" }]) {
+      expect(readPreCallVerdict(verdict)).toEqual({
+        ok: false,
+        problem:
+          "returned `stopReason` without `stop: true`; add stop: true to stop the run, or leave stopReason out",
+      });
+    }
   });
 
   it("drops keys given as undefined and reads each key once into a fresh object", () => {

@@ -122,6 +122,13 @@ function readRepair(
   limits: ArgsLimits,
 ): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (answer === undefined) return { ok: true, value: undefined };
+  if (typeof answer === "string" || answer === null) {
+    // A tool's args are an object: a string is the JSON text not parsed yet, a mistake.
+    return {
+      ok: false,
+      problem: `returned ${answer === null ? "null" : "a string"}; return the fixed args as data (JSON.parse the text), or undefined for no fix`,
+    };
+  }
   const read = argsFromValue(answer, limits);
   if (read.ok) return { ok: true, value: read.args };
   return {

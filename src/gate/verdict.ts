@@ -119,6 +119,14 @@ function readVerdict<V>(
     }
     verdict[key] = value;
   }
+  if (verdict.stopReason !== undefined && verdict.stop !== true) {
+    // A reason without the stop would let the call go on as if nothing was said.
+    return {
+      ok: false,
+      problem:
+        "returned `stopReason` without `stop: true`; add stop: true to stop the run, or leave stopReason out",
+    };
+  }
   return { ok: true, verdict: verdict as V };
 }
 

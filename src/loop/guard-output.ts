@@ -54,9 +54,10 @@ export function guardOutput<Deps>(
       case "output":
         return { ok, output: outcome.output, content: outcome.content, outcome };
       case "block": {
-        // The text the model reads for a blocked output is the loop's formatToolError's too.
+        // The text the model reads for a withheld output is the loop's formatToolError's too
+        // (kind "withheld": the tool ran, unlike every other kind).
         const { toolName: name } = open.record;
-        const info = { kind: "blocked" as const, toolName: name, message: outcome.message };
+        const info = { kind: "withheld" as const, toolName: name, message: outcome.message };
         const output = errorText(run.options.formatToolError)(info);
         return { ok: false, output, content: undefined, outcome };
       }

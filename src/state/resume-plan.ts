@@ -419,8 +419,16 @@ function checkResultEntry(id: string, entry: Record<string, unknown>): void {
   if ("result" in entry && "error" in entry) {
     throw new ResumeError(`${where} gives both \`result\` and \`error\`; give one`);
   }
-  if ("error" in entry && typeof entry.error !== "string") {
-    throw new ResumeError(`${where}: \`error\` must be a string (the message the model reads)`);
+  if ("error" in entry && (typeof entry.error !== "string" || entry.error === "")) {
+    throw new ResumeError(
+      `${where}: \`error\` must be a non-empty string (the message the model reads)`,
+    );
+  }
+  if ("result" in entry && entry.result === undefined) {
+    // A client that forgot to set its result must not reach the model as a successful null.
+    throw new ResumeError(
+      `${where} has \`result: undefined\`; give the tool's result (null if it has none), or { error }`,
+    );
   }
   if (
     entry.digest !== undefined &&
