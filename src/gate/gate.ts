@@ -8,9 +8,10 @@ import type { RepairToolCall } from "../tool-feedback.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs, parseArgs, withoutAdvice } from "../tools/args.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import { andThen, isPromise, later, type MaybePromise } from "../util/maybe-promise.js";
+import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, readBoolean, shortForm } from "../util/policy-call.js";
+import { askHook } from "./ask-hook.js";
 import { readPreCallVerdict } from "./verdict.js";
 
 /** What the gate decided for one call, and who decided it. */
@@ -222,51 +223,26 @@ function runHook<Deps>(
   args: unknown,
 ): MaybePromise<PreToolCallVerdict | undefined> {
   const { part } = request;
-  let answer: unknown;
-  let isLater: boolean;
-  try {
-    answer = request.hooks[index]!({
-      name: part.name,
-      args,
-      toolCallId: part.id,
-      step: request.step,
-      provider: request.provider.name,
-      model: request.provider.model,
-      deps: request.deps,
-    });
-    isLater = isPromise(answer); // reads `then`, which a verdict's getter may make throw
-  } catch (error) {
-    throw hookThrew(index, part, error);
-  }
-  if (isLater) {
-    return later(
-      answer as PromiseLike<unknown>,
-      (settled) => verdictOf(index, part, settled),
-      (error: unknown) => {
-        throw hookThrew(index, part, error);
-      },
-    );
-  }
-  return verdictOf(index, part, answer);
-}
-
-function verdictOf(
-  index: number,
-  part: ToolCallPart,
-  answer: unknown,
-): PreToolCallVerdict | undefined {
-  let read: ReturnType<typeof readPreCallVerdict>;
-  try {
-    read = readPreCallVerdict(answer);
-  } catch (error) {
-    throw hookThrew(index, part, error); // a getter on the verdict threw
-  }
-  if (read.ok) return read.verdict;
-  throw new HookError(
-    `${hookName(index)} ${read.problem} (tool ${part.name}); the call did not run`,
-    index,
-    part.name,
-    part.id,
+  return askHook(
+    () =>
+      request.hooks[index]!({
+        name: part.name,
+        args,
+        toolCallId: part.id,
+        step: request.step,
+        provider: request.provider.name,
+        model: request.provider.model,
+        deps: request.deps,
+      }),
+    readPreCallVerdict,
+    (error) => hookThrew(index, part, error),
+    (problem) =>
+      new HookError(
+        `${hookName(index)} ${problem} (tool ${part.name}); the call did not run`,
+        index,
+        part.name,
+        part.id,
+      ),
   );
 }
 

@@ -3,7 +3,8 @@ import type { PostToolCallHook, PostToolCallInfo, PostToolCallVerdict } from "..
 import type { ToolCall, ToolContentPart } from "../messages.js";
 import { freezeJson } from "../tools/args.js";
 import { toJsonOutput } from "../tools/tool-output.js";
-import { andThen, isPromise, later, type MaybePromise } from "../util/maybe-promise.js";
+import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
+import { askHook } from "./ask-hook.js";
 import { readPostCallVerdict } from "./verdict.js";
 
 /** Which post-call hook decided (0-based, as `postToolCall` counts). */
@@ -101,39 +102,12 @@ function runHook<Deps>(
     isError: current.isError,
   };
   if (current.content !== undefined) info.content = current.content;
-  let answer: unknown;
-  let isLater: boolean;
-  try {
-    answer = request.hooks[index]!(info);
-    isLater = isPromise(answer); // reads `then`, which a verdict's getter may make throw
-  } catch (error) {
-    throw hookThrew(index, call, error);
-  }
-  if (isLater) {
-    return later(
-      answer as PromiseLike<unknown>,
-      (settled) => verdictOf(index, call, settled),
-      (error: unknown) => {
-        throw hookThrew(index, call, error);
-      },
-    );
-  }
-  return verdictOf(index, call, answer);
-}
-
-function verdictOf(
-  index: number,
-  call: ToolCall,
-  answer: unknown,
-): PostToolCallVerdict | undefined {
-  let read: ReturnType<typeof readPostCallVerdict>;
-  try {
-    read = readPostCallVerdict(answer);
-  } catch (error) {
-    throw hookThrew(index, call, error); // a getter on the verdict threw
-  }
-  if (read.ok) return read.verdict;
-  throw refused(index, call, `${read.problem} (tool ${call.name})`);
+  return askHook(
+    () => request.hooks[index]!(info),
+    readPostCallVerdict,
+    (error) => hookThrew(index, call, error),
+    (problem) => refused(index, call, `${problem} (tool ${call.name})`),
+  );
 }
 
 function hookThrew(index: number, call: ToolCall, error: unknown): HookError {
