@@ -61,14 +61,26 @@ export function callModel<Deps>(
  * The provider's response to one request, streamed or not, checked part by part, within the
  * run's `modelTimeoutMs` when it has one.
  */
-async function modelResponse<Deps>(
+function modelResponse<Deps>(
   run: RunContext<Deps>,
   provider: Provider,
   request: ModelRequest,
   step: number,
 ): Promise<ModelResponse> {
   const ms = run.modelTimeoutMs;
+  // No timeout: the response as it is (an async wrapper here would cost promises every step).
   if (ms === undefined) return response(run, provider, request, step, run.signal);
+  return timedResponse(run, provider, request, step, ms);
+}
+
+/** The response within `ms`, else a `ModelTimeoutError`. */
+async function timedResponse<Deps>(
+  run: RunContext<Deps>,
+  provider: Provider,
+  request: ModelRequest,
+  step: number,
+  ms: number,
+): Promise<ModelResponse> {
   // The call's own signal: the run's, and the timeout's, whose reason is a ModelTimeoutError.
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new ModelTimeoutError(ms, provider.name, step)), ms);
