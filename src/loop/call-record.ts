@@ -164,12 +164,21 @@ export function ran<Deps>(
   ms: number,
   content?: ToolContentPart[],
 ): void {
-  const { toolCallId, toolName, editedFrom, args } = open.record;
+  settled(open, resultFor(open.record, ok, output, content), ms);
+}
+
+/** A call's result from an output or an error's text; an edited call's says which args ran. */
+function resultFor(
+  record: CallRecord,
+  ok: boolean,
+  output: unknown,
+  content: ToolContentPart[] | undefined,
+): ToolResult {
+  const { toolCallId, toolName, editedFrom, args } = record;
   const edited = editedFrom === undefined ? undefined : args;
-  const result = ok
+  return ok
     ? okResult(toolCallId, toolName, output, edited, content)
     : errorResult(toolCallId, toolName, output as string, edited);
-  settled(open, result, ms);
 }
 
 /** A call that will not run, with why. */
@@ -227,12 +236,7 @@ export function supplied<Deps>(
   output: unknown,
   content?: ToolContentPart[],
 ): void {
-  const { toolCallId, toolName, editedFrom, args } = open.record;
-  const edited = editedFrom === undefined ? undefined : args;
-  const result = ok
-    ? okResult(toolCallId, toolName, output, edited, content)
-    : errorResult(toolCallId, toolName, output as string, edited);
-  settled(open, result);
+  settled(open, resultFor(open.record, ok, output, content));
 }
 
 /** A call of a checkpoint that had not started: it runs now, with `parsed`. */

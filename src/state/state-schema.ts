@@ -199,6 +199,13 @@ const stepRecord = {
 };
 
 const hex64 = { type: "string", pattern: "^[0-9a-f]{64}$" };
+/** Which sub-run a pending or external call belongs to: its run id and the path of call ids. */
+const subRunRef = {
+  type: "object",
+  required: ["runId", "path"],
+  properties: { runId: id, path: { type: "array", minItems: 1, items: id } },
+  additionalProperties: false,
+};
 
 /** The JSON Schema of `RunState` (the version this build writes), checked before a state resumes. */
 export const RUN_STATE_SCHEMA = {
@@ -288,12 +295,7 @@ export const RUN_STATE_SCHEMA = {
           args: true,
           reason: text,
           digest: hex64,
-          subRun: {
-            type: "object",
-            required: ["runId", "path"],
-            properties: { runId: id, path: { type: "array", minItems: 1, items: id } },
-            additionalProperties: false,
-          },
+          subRun: subRunRef,
         },
         additionalProperties: false,
       },
@@ -308,12 +310,7 @@ export const RUN_STATE_SCHEMA = {
           toolName: text,
           args: true,
           digest: hex64,
-          subRun: {
-            type: "object",
-            required: ["runId", "path"],
-            properties: { runId: id, path: { type: "array", minItems: 1, items: id } },
-            additionalProperties: false,
-          },
+          subRun: subRunRef,
         },
         additionalProperties: false,
       },
