@@ -8,6 +8,9 @@ export default defineConfig({
     "openai/index": "src/openai/index.ts",
     "anthropic/index": "src/anthropic/index.ts",
     "gemini/index": "src/gemini/index.ts",
+    "mcp/index": "src/mcp/index.ts",
+    "ai-sdk/index": "src/ai-sdk/index.ts",
+    "otel/index": "src/otel/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
@@ -26,6 +29,9 @@ export default defineConfig({
     "eventemitter3",
     "zod-to-json-schema",
     "@cfworker/json-schema",
+    // The optional peers of tollgate/mcp and tollgate/otel: the user's own copies.
+    /^@modelcontextprotocol\/sdk(\/.*)?$/,
+    "@opentelemetry/api",
     /^node:/,
   ],
 });

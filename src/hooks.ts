@@ -1,9 +1,12 @@
 import type { ToolContentPart } from "./messages.js";
+import type { ToolAnnotations } from "./tool-annotations.js";
 
 /** What a pre-call hook sees of a call: the args as the hooks before it left them. */
 export interface PreToolCallInfo<Deps = unknown> {
   name: string;
   args: unknown;
+  /** The tool's annotations (MCP's hints: `readOnlyHint`, `destructiveHint`, …), `{}` when none. */
+  annotations: ToolAnnotations;
   toolCallId: string;
   step: number;
   provider: string;

@@ -439,3 +439,62 @@ async function runCalls(t: Tool<unknown>, argsTexts: string[]) {
   }
   return results;
 }
+
+describe("annotations", () => {
+  it("are frozen copies of the hints given, {} when none, and reach hooks and the policy", async () => {
+    const given = { readOnlyHint: true, title: "Look up" };
+    const lookUp = tool({
+      name: "look_up",
+      input: z.object({}),
+      annotations: given,
+      execute: noop,
+    });
+    const plain = tool({ name: "plain", input: z.object({}), execute: noop });
+    given.readOnlyHint = false;
+    expect(lookUp.annotations).toEqual({ readOnlyHint: true, title: "Look up" });
+    expect(Object.isFrozen(lookUp.annotations)).toBe(true);
+    expect(plain.annotations).toEqual({});
+    const seen: unknown[] = [];
+    const provider = scriptedProvider([
+      {
+        toolCalls: [
+          { name: "look_up", args: "{}" },
+          { name: "plain", args: "{}" },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const loop = new AgentLoop({
+      provider,
+      tools: [lookUp, plain],
+      preToolCall: [({ name, annotations }) => void seen.push(["hook", name, annotations])],
+      policy: {
+        decideToolCall: ({ tool }) => {
+          seen.push(["policy", tool.name, tool.annotations]);
+          return "ALLOW";
+        },
+      },
+    });
+    await loop.run("go");
+    expect(seen).toEqual([
+      ["hook", "look_up", { readOnlyHint: true, title: "Look up" }],
+      ["policy", "look_up", { readOnlyHint: true, title: "Look up" }],
+      ["hook", "plain", {}],
+      ["policy", "plain", {}],
+    ]);
+  });
+
+  it("refuses unknown keys (with a did-you-mean), hints that are not booleans and a title that is not a string", () => {
+    const make = (annotations: unknown) => () =>
+      tool({ name: "t", input: z.object({}), annotations: annotations as never, execute: noop });
+    expect(make({ destructiveHints: true })).toThrow(
+      /tool "t": annotations: unknown option `destructiveHints`; did you mean `destructiveHint`\?/,
+    );
+    expect(make({ readOnlyHint: "yes" })).toThrow(
+      'tool "t": annotations.readOnlyHint must be a boolean, got the string "yes"',
+    );
+    expect(make({ title: 3 })).toThrow('tool "t": annotations.title must be a string, got 3');
+    expect(make([])).toThrow(/annotations must be an object/);
+    expect(make(null)).toThrow(TypeError);
+  });
+});

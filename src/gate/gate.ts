@@ -228,6 +228,7 @@ function runHook<Deps>(
       request.hooks[index]!({
         name: part.name,
         args,
+        annotations: request.tool!.annotations,
         toolCallId: part.id,
         step: request.step,
         provider: request.provider.name,

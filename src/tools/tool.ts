@@ -1,4 +1,5 @@
 import { TollgateError } from "../errors.js";
+import type { ToolAnnotations } from "../tool-annotations.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
 import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
@@ -58,6 +59,8 @@ export interface Tool<Deps = unknown, Args = any, In = unknown> {
   readonly external: boolean;
   /** A client-side tool's output schema: each result given on resume is checked against it. */
   readonly output?: StandardSchema;
+  /** What the tool says of itself (MCP's hints): frozen, `{}` when none were given. */
+  readonly annotations: ToolAnnotations;
   execute(args: Args, ctx: ToolContext<Deps>): unknown;
 }
 
@@ -82,6 +85,8 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   external?: boolean | undefined;
   /** A client-side tool's output schema (any schema `input` accepts): results given on resume must fit it. */
   output?: StandardSchema | undefined;
+  /** Hints about the tool (MCP's names), for hooks and the policy; checked and frozen. */
+  annotations?: ToolAnnotations | undefined;
   /** Runs the call; leave it out for a client-side tool. */
   execute?(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
 }
@@ -100,6 +105,7 @@ const TOOL_OPTIONS: Record<keyof ToolDefinition<unknown, StandardSchema>, true> 
   idempotent: true,
   external: true,
   output: true,
+  annotations: true,
   execute: true,
 };
 const TOOL_KEYS = Object.keys(TOOL_OPTIONS);
@@ -182,11 +188,42 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     idempotent: definition.idempotent ?? false,
     external,
     ...(definition.output === undefined ? {} : { output: definition.output }),
+    annotations: annotationsOf(definition.annotations, name),
     // What execute throws is marked as the tool's own, so a policy's executeTool that passes
     // it on is not blamed for it.
     execute: external ? runsElsewhere(name) : noteToolErrors(definition.execute!),
   };
   return Object.freeze(built);
+}
+
+const NO_ANNOTATIONS: ToolAnnotations = Object.freeze({});
+const ANNOTATION_KEYS = [
+  "title",
+  "readOnlyHint",
+  "destructiveHint",
+  "idempotentHint",
+  "openWorldHint",
+] as const;
+
+/** The annotations checked (known keys; booleans, and a string title) and frozen as a copy. */
+function annotationsOf(given: unknown, name: string): ToolAnnotations {
+  if (given === undefined) return NO_ANNOTATIONS;
+  const where = `tool "${name}": annotations`;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new TypeError(`${where} must be an object, got ${shownValue(given)}`);
+  }
+  checkKeys(where, given, ANNOTATION_KEYS);
+  const copy: Record<string, unknown> = {};
+  for (const key of ANNOTATION_KEYS) {
+    const value = (given as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const expected = key === "title" ? "string" : "boolean";
+    if (typeof value !== expected) {
+      throw new TypeError(`${where}.${key} must be a ${expected}, got ${shownValue(value)}`);
+    }
+    copy[key] = value;
+  }
+  return Object.freeze(copy);
 }
 
 /** `tool()` with its `Deps` fixed: the args are typed from `input`, `ctx.deps` is `Deps`. */

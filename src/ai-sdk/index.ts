@@ -1,0 +1,2 @@
+/** `tollgate/ai-sdk`: under construction (issue 13). */
+export {};

@@ -1,0 +1,2 @@
+/** `tollgate/mcp`: under construction (issue 13). */
+export {};

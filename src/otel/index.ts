@@ -1,0 +1,2 @@
+/** `tollgate/otel`: under construction (issue 13). */
+export {};
