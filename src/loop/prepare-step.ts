@@ -177,9 +177,11 @@ function toolsOf<Deps>(
   step: Omit<PreparedAnswer<Deps>, "tools"> & { tools: readonly (Tool<Deps> | string)[] },
 ): ToolsOfStep<Deps> {
   const shown = step.tools.map((entry: Tool<Deps> | string) => {
-    const name = typeof entry === "string" ? entry : entry.name;
-    const known = all.get(name);
-    if (typeof entry === "string" || entry === known) return known;
+    // A name must be in the loop's toolset; a tool object may be new (an MCP server's tool
+    // listed since the loop was built), as long as it is a tool.
+    if (typeof entry === "string") return all.get(entry);
+    const name = entry.name;
+    if (entry === all.find(name)) return entry;
     if (!isTool(entry)) {
       throw new PolicyError(
         `prepareStep returned an object named "${name}" that is not a tool built with tool()`,

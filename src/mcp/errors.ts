@@ -1,0 +1,24 @@
+import { TollgateError } from "tollgate";
+
+/**
+ * An MCP server answered a call with `isError: true`. Thrown by the tool's `execute`, so the
+ * model sees it as the call's error result (the run goes on).
+ */
+export class McpToolError extends TollgateError {
+  constructor(
+    readonly toolName: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The MCP connection failed: it was closed, the server crashed or stopped answering, a request
+ * timed out, or it answered with something that is not MCP. As a call's failure, the model sees
+ * it as the call's error result; from `mcpTools()` or a refresh, it is thrown.
+ */
+export class McpConnectionError extends TollgateError {}
+
+/** Two MCP tools map to the same tollgate name (after the prefix and the name mapping). */
+export class McpToolNameError extends TollgateError {}

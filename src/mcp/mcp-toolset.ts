@@ -1,0 +1,202 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type Tool, Toolset } from "tollgate";
+import { checkKeys } from "../util/option-keys.js";
+import { connect, type McpSource } from "./connect.js";
+import { McpConnectionError, McpToolNameError } from "./errors.js";
+import { type McpToolInfo, mcpTool } from "./mcp-tool.js";
+import { checkPrefix, mappedName } from "./names.js";
+
+/** Options of `mcpTools`. */
+export interface McpToolsOptions {
+  /** Put before every tool's name, e.g. `"fs_"` (tools of two servers then cannot clash). */
+  prefix?: string | undefined;
+  /** Only these MCP tools (by the server's names); a name the server does not list is a `TypeError`. */
+  include?: string[] | undefined;
+  /** All MCP tools but these (by the server's names). */
+  exclude?: string[] | undefined;
+  /** How long one MCP request (connect, list, call) may take, in ms (default 60 000). */
+  timeoutMs?: number | undefined;
+  /** Called with the new set after each refresh (`notifications/tools/list_changed`). */
+  onToolsChanged?: ((tools: Toolset) => void) | undefined;
+}
+
+const OPTION_KEYS = ["prefix", "include", "exclude", "timeoutMs", "onToolsChanged"];
+
+/**
+ * A `Toolset` of an MCP server's tools, plus what its connection needs: the set as the server
+ * lists it now (`current()`, refreshed on `notifications/tools/list_changed`), a `prepareStep`
+ * that offers the refreshed tools from the next step on, and `close()`.
+ */
+export type McpToolset = Toolset & {
+  /** The server's tools as of the last refresh (this object holds them as first listed). */
+  current(): Toolset;
+  /** Lists the server's tools again now; the next step's `prepareStep` offers them. */
+  refresh(): Promise<Toolset>;
+  /**
+   * A `LoopPolicy.prepareStep` that shows the loop's other tools and this server's current
+   * ones: tools the server added since are offered from the next step on, removed ones are
+   * not. A failed refresh rejects the step (fail closed). Call it from your own `prepareStep`
+   * to combine both.
+   */
+  prepareStep(args: { tools: Toolset<any> }): Promise<Tool<any>[]>;
+  /** Closes the connection `mcpTools` opened (a `Client` you passed is left open). */
+  close(): Promise<void>;
+};
+
+/**
+ * Connects to an MCP server (or takes a connected SDK `Client`) and returns its tools as a
+ * `Toolset`: each tool's input schema is its JSON Schema (args are validated before the call),
+ * its annotations are the server's hints, and a call is cancelled when the run is aborted.
+ *
+ * @example
+ * const fs = await mcpTools({ command: "npx", args: ["@modelcontextprotocol/server-filesystem", dir] }, { prefix: "fs_" });
+ * const loop = new AgentLoop({ provider, tools: fs, policy: { prepareStep: fs.prepareStep } });
+ * // ...
+ * await fs.close();
+ */
+export async function mcpTools(
+  source: McpSource,
+  options: McpToolsOptions = {},
+): Promise<McpToolset> {
+  checkKeys("mcpTools()", options, OPTION_KEYS);
+  const prefix = checkPrefix(options.prefix);
+  const include = nameList("include", options.include);
+  const exclude = nameList("exclude", options.exclude);
+  const { timeoutMs = 60_000, onToolsChanged } = options;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(`mcpTools(): timeoutMs must be a positive number, got ${timeoutMs}`);
+  }
+  if (onToolsChanged !== undefined && typeof onToolsChanged !== "function") {
+    throw new TypeError("mcpTools(): onToolsChanged must be a function");
+  }
+  const { client, owned } = await connect(source, timeoutMs);
+  const build = async (first: boolean): Promise<Toolset> => {
+    const listed = await listAll(client, timeoutMs);
+    if (first && include) {
+      const missing = include.find((name) => !listed.some((info) => info.name === name));
+      if (missing !== undefined) {
+        throw new TypeError(
+          `mcpTools(): include names "${missing}", which the server does not list (it has: ${listed.map((t) => t.name).join(", ")})`,
+        );
+      }
+    }
+    const chosen = listed.filter(
+      (info) => (!include || include.includes(info.name)) && !exclude?.includes(info.name),
+    );
+    return toolsetOf(client, chosen, prefix, timeoutMs);
+  };
+  let current: Toolset;
+  try {
+    current = await build(true);
+  } catch (error) {
+    if (owned) await client.close().catch(() => {});
+    throw error;
+  }
+  const ours = new Set(current.names());
+  let pending: Promise<Toolset> | undefined;
+  let refreshError: unknown;
+  const refresh = (): Promise<Toolset> => {
+    const run = build(false).then(
+      (tools) => {
+        current = tools;
+        for (const name of tools.names()) ours.add(name);
+        refreshError = undefined;
+        onToolsChanged?.(tools);
+        return tools;
+      },
+      (error) => {
+        refreshError = error;
+        throw error;
+      },
+    );
+    pending = run.finally(() => {
+      if (pending === settled) pending = undefined;
+    });
+    const settled = pending;
+    return run;
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    await refresh().catch(() => {});
+  });
+  const set = current as McpToolset;
+  const close = async () => {
+    client.removeNotificationHandler("notifications/tools/list_changed");
+    if (owned) await client.close();
+  };
+  Object.assign(set, {
+    current: () => current,
+    refresh,
+    close,
+    prepareStep: async ({ tools }: { tools: Toolset<any> }): Promise<Tool<any>[]> => {
+      while (pending) await pending.catch(() => {});
+      if (refreshError !== undefined) {
+        throw new McpConnectionError(
+          `the MCP server's tools could not be listed again: ${(refreshError as Error)?.message ?? refreshError}`,
+          { cause: refreshError },
+        );
+      }
+      const others = [...tools].filter((tool) => !ours.has(tool.name));
+      const clash = others.find((tool) => current.find(tool.name));
+      if (clash) {
+        throw new McpToolNameError(
+          `the MCP server now lists a tool named "${clash.name}", which another tool of the loop already has`,
+        );
+      }
+      return [...others, ...current];
+    },
+  });
+  const dispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+  if (dispose) Object.defineProperty(set, dispose, { value: close });
+  return set;
+}
+
+function nameList(key: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
+    throw new TypeError(`mcpTools(): ${key} must be an array of MCP tool names`);
+  }
+  return value;
+}
+
+/** Every tool the server lists, page by page. */
+async function listAll(client: Client, timeoutMs: number): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    let page: Awaited<ReturnType<Client["listTools"]>>;
+    try {
+      page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    } catch (error) {
+      throw new McpConnectionError(
+        `mcpTools(): the server's tools could not be listed: ${(error as Error)?.message ?? error}`,
+        { cause: error },
+      );
+    }
+    tools.push(...(page.tools as McpToolInfo[]));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/** The tools under their tollgate names; two MCP tools that map to one name are an error naming both. */
+function toolsetOf(
+  client: Client,
+  listed: McpToolInfo[],
+  prefix: string,
+  timeoutMs: number,
+): Toolset {
+  const byName = new Map<string, string>();
+  const tools = listed.map((info) => {
+    const name = mappedName(info.name, prefix);
+    const taken = byName.get(name);
+    if (taken !== undefined) {
+      throw new McpToolNameError(
+        `mcpTools(): MCP tools "${taken}" and "${info.name}" both map to the tool name "${name}"; leave one out with exclude`,
+      );
+    }
+    byName.set(name, info.name);
+    return mcpTool(client, info, name, timeoutMs);
+  });
+  return Toolset.from(tools);
+}
