@@ -45,6 +45,11 @@ const expectedOutput: Record<string, RegExp[]> = {
     /error find_user: "no user 42; the ids are 1, 2, 3"/,
     /ok {4}find_user: \{"id":2,"name":"Bo"\}/,
   ],
+  "mcp-filesystem.ts": [
+    /^paused: fs_write_file \{"path":".*todo\.txt","content":"buy oat milk"\} \(MCP hints: destructive\)$/m,
+    /^completed: Updated the list\.$/m,
+    /^todo\.txt now reads: buy oat milk$/m,
+  ],
   "toolset.ts": [
     /^true a tool named "read_note" is already in the toolset/m,
     /^true no tool named "send_email" in the toolset/m,

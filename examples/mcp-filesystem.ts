@@ -1,0 +1,61 @@
+/**
+ * MCP tools behind the gate: an agent over the real filesystem server on a temp folder. Reading
+ * runs at once (the server says read_text_file is read-only); writing is destructive by the
+ * server's hints, so mcpAnnotationsPolicy pauses it for a human, who approves it.
+ *
+ *   npx tsx examples/mcp-filesystem.ts
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { AgentLoop } from "tollgate";
+import { mcpAnnotationsPolicy, mcpTools } from "tollgate/mcp";
+import { scriptedProvider } from "tollgate/testing";
+
+export async function main() {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-mcp-example-"));
+  writeFileSync(join(dir, "todo.txt"), "buy milk");
+  const server = createRequire(import.meta.url).resolve(
+    "@modelcontextprotocol/server-filesystem/dist/index.js",
+  );
+  const fs = await mcpTools(
+    { command: process.execPath, args: [server, dir], stderr: "ignore" },
+    { prefix: "fs_" },
+  );
+  try {
+    const loop = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ name: "fs_read_text_file", args: { path: join(dir, "todo.txt") } }] },
+        {
+          toolCalls: [
+            {
+              name: "fs_write_file",
+              args: { path: join(dir, "todo.txt"), content: "buy oat milk" },
+            },
+          ],
+        },
+        { text: "Updated the list." },
+      ]),
+      tools: fs,
+      policy: {
+        ...mcpAnnotationsPolicy({ destructive: "NEEDS_APPROVAL", openWorld: "NEEDS_APPROVAL" }),
+        prepareStep: fs.prepareStep, // tools the server adds later are offered from the next step
+      },
+      trustState: true, // the paused state stays in this process
+    });
+    const paused = await loop.run("Make it oat milk.");
+    const [call] = paused.pending ?? [];
+    console.log(`paused: ${call?.toolName} ${JSON.stringify(call?.args)} (${call?.reason})`);
+    const done = await loop.resume(paused.state, { [call!.toolCallId]: { approve: true } });
+    console.log(`${done.status}: ${done.text}`);
+    console.log(`todo.txt now reads: ${readFileSync(join(dir, "todo.txt"), "utf8")}`);
+    return { paused, done };
+  } finally {
+    await fs.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
