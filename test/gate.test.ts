@@ -81,7 +81,7 @@ describe("pre-call hooks", () => {
     expect(result.steps[0]!.calls[0]!.args).toEqual({ to: "carol", times: 2 });
   });
 
-  it("hooks get name, args, toolCallId, step, provider, model and deps", async () => {
+  it("hooks get name, args, annotations, toolCallId, step, provider, model and deps", async () => {
     const infos: unknown[] = [];
     await oneStep([{ name: "read", id: "r1" }], {
       preToolCall: [
@@ -95,6 +95,7 @@ describe("pre-call hooks", () => {
       {
         name: "read",
         args: {},
+        annotations: {},
         toolCallId: "r1",
         step: 0,
         provider: "scripted",
