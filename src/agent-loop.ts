@@ -462,6 +462,8 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         clearTimeout(timer);
         if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
         abandon();
+        // The run's last event, past the abort that silences the rest: listeners end what they opened.
+        if (bus.listening) bus.emit(freezeEvent({ type: "run-error", runId: run.runId, error }));
         throw error;
       },
     );

@@ -8,7 +8,17 @@ import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
 export type LoopEvent =
   | { type: "run-start"; runId: string; resumed: boolean }
-  | { type: "step-start"; runId: string; step: number; tools: string[]; callable: string[] }
+  | {
+      type: "step-start";
+      runId: string;
+      step: number;
+      tools: string[];
+      callable: string[];
+      /** The step's provider (`Provider.name`; `prepareStep` may give another for one step). */
+      provider: string;
+      /** The step's model (`Provider.model`). */
+      model: string;
+    }
   | { type: "text-delta"; runId: string; step: number; text: string }
   | { type: "reasoning-delta"; runId: string; step: number; text: string }
   | {
@@ -111,7 +121,17 @@ export type LoopEvent =
       output: unknown;
     }
   | { type: "step-finish"; runId: string; step: number; record: StepRecord }
-  | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult };
+  | { type: "run-finish"; runId: string; status: RunStatus; usage: Usage; result: RunResult }
+  | {
+      /**
+       * The run failed instead of finishing: it threw, or was aborted (`signal`, `abandon()`,
+       * `timeoutMs`, a lost lease). `error` is what `run()` rejects with (a frozen copy). The
+       * run's last event; listeners only (`stream()` throws the error instead).
+       */
+      type: "run-error";
+      runId: string;
+      error: unknown;
+    };
 
 /** The names of the events. */
 export type LoopEventType = LoopEvent["type"];

@@ -26,7 +26,8 @@ export function freezeEvent(event: LoopEvent): LoopEvent {
       deepFreeze(event.record);
       break;
     case "tool-error":
-      // The error is the tool's own object: listeners get a frozen copy, the original stays as it was.
+    case "run-error":
+      // The error is the tool's (or the caller's) own object: listeners get a frozen copy, the original stays as it was.
       return Object.freeze({ ...event, error: frozenCopy(event.error) });
     case "run-finish": {
       // The caller gets the result itself; listeners get a frozen copy of it.

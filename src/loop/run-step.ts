@@ -23,12 +23,15 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const tools = withOutputTool(run, isPromise(prepared) ? await prepared : prepared);
   if (run.listening) {
     const { shownNames, callableNames } = tools;
+    const provider = tools.steering?.provider ?? run.options.provider;
     run.emit({
       type: "step-start",
       runId: run.runId,
       step: index,
       tools: shownNames as string[],
       callable: callableNames as string[],
+      provider: provider.name,
+      model: provider.model,
     });
   }
   const response = await callModel(run, index, tools);

@@ -1,0 +1,116 @@
+import type { Tracer } from "@opentelemetry/api";
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { LoopEvent, LoopListener } from "tollgate";
+import { ERROR_TYPE, GEN_AI, TOLLGATE } from "./attributes.js";
+import { contentText, errorTypeOf } from "./error-type.js";
+import { type OtelListenerOptions, resolveOtelOptions } from "./options.js";
+import { failed, type ParentRef, SpanTree } from "./span-tree.js";
+
+/**
+ * An event listener that traces runs with OpenTelemetry, for `onEvent`: one `invoke_agent`
+ * span per run (a sub-agent's run under its parent's `execute_tool` span), one `chat` span per
+ * model call and one `execute_tool` span per tool call the model asks for, with the GenAI
+ * semantic-convention attributes and the gate's verdict as `tollgate.gate.*`. A call the gate
+ * refused, or one waiting for approval, still gets its span (with the verdict), so a trace shows
+ * every call the model tried. Args, results and the model's output only with `recordContent`.
+ *
+ * @example
+ * const loop = new AgentLoop({ provider, tools, onEvent: otelListener(trace.getTracer("my-app")) });
+ */
+export function otelListener(tracer: Tracer, options?: OtelListenerOptions): LoopListener {
+  const { recordContent, agentName } = resolveOtelOptions(tracer, options);
+  const tree = new SpanTree(tracer);
+
+  const handle = (event: LoopEvent, parent?: ParentRef): void => {
+    if (event.type === "sub-run") {
+      const { runId, toolCallId, toolName } = event;
+      handle(event.event, { runId, toolCallId, toolName });
+      return;
+    }
+    if (event.type === "run-start") {
+      tree.startRun(event.runId, parent?.toolName ?? agentName, event.resumed, parent);
+      return;
+    }
+    const run = tree.run(event.runId);
+    if (!run) return; // a run that started before this listener was added
+    switch (event.type) {
+      case "step-start":
+        tree.startChat(run, event.step, event.provider, event.model);
+        return;
+      case "model-response": {
+        const chat = run.chats.get(event.step);
+        if (!chat) return;
+        run.chats.delete(event.step);
+        chat.setAttributes({
+          [GEN_AI.finishReasons]: [event.finishReason],
+          [GEN_AI.inputTokens]: event.usage.inputTokens,
+          [GEN_AI.outputTokens]: event.usage.outputTokens,
+        });
+        if (recordContent) {
+          const message = { role: "assistant", parts: event.response.parts };
+          chat.setAttribute(GEN_AI.outputMessages, contentText([message]));
+        }
+        chat.end();
+        return;
+      }
+      case "tool-call": {
+        const open = tree.tool(run, event.step, event.toolCallId, event.toolName);
+        if (recordContent) open.span.setAttribute(GEN_AI.toolArguments, event.rawArgs);
+        return;
+      }
+      case "tool-decision": {
+        const open = tree.tool(run, event.step, event.toolCallId, event.toolName);
+        open.allowed = event.verdict === "allow";
+        open.span.setAttributes({ [TOLLGATE.verdict]: event.verdict, [TOLLGATE.by]: event.by });
+        if (event.reason !== undefined) open.span.setAttribute(TOLLGATE.reason, event.reason);
+        // The final args, as hooks and a human's edit left them.
+        if (recordContent && event.call) {
+          open.span.setAttribute(GEN_AI.toolArguments, contentText(event.call.args));
+        }
+        return;
+      }
+      case "tool-post-decision": {
+        const open = run.tools.get(event.toolCallId);
+        if (!open) return;
+        open.span.setAttributes({
+          [TOLLGATE.postVerdict]: event.verdict,
+          [TOLLGATE.postBy]: event.by,
+        });
+        if (event.reason !== undefined) open.span.setAttribute(TOLLGATE.postReason, event.reason);
+        return;
+      }
+      case "tool-error": {
+        const open = run.tools.get(event.toolCallId);
+        if (!open) return;
+        open.errorType = errorTypeOf(event.error);
+        failed(open.span, event.error, open.errorType);
+        return;
+      }
+      case "tool-result": {
+        const open = tree.tool(run, event.step, event.toolCallId, event.toolName);
+        open.span.setAttribute(TOLLGATE.toolMs, event.ms);
+        if (recordContent) open.span.setAttribute(GEN_AI.toolResult, contentText(event.output));
+        // A refused call's error result is the gate's answer, not a failure; a tool's is.
+        if (event.isError && open.allowed && open.errorType === undefined) {
+          open.span.setAttribute(ERROR_TYPE, "tool_error");
+          open.span.setStatus({ code: SpanStatusCode.ERROR, message: contentText(event.output) });
+        }
+        tree.endTool(run, event.toolCallId);
+        return;
+      }
+      case "run-finish":
+        run.span.setAttributes({
+          [GEN_AI.inputTokens]: event.usage.inputTokens,
+          [GEN_AI.outputTokens]: event.usage.outputTokens,
+        });
+        tree.endRun(event.runId, event.status);
+        return;
+      case "run-error":
+        tree.endRun(event.runId, "error", event.error);
+        return;
+      default:
+        return; // deltas and step-finish: the spans above already say it
+    }
+  };
+  return (event) => handle(event);
+}
