@@ -10,23 +10,45 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { AgentLoop } from "tollgate";
-import { mcpAnnotationsPolicy, mcpTools } from "tollgate/mcp";
+import { AgentLoop, type Provider } from "tollgate";
+import { type McpToolset, mcpAnnotationsPolicy, mcpTools } from "tollgate/mcp";
 import { scriptedProvider } from "tollgate/testing";
+
+/**
+ * The filesystem server's tools for one folder, over stdio. The server is a devDependency here;
+ * `{ command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", dir] }` works too.
+ */
+export function filesystemTools(dir: string): Promise<McpToolset> {
+  const server = createRequire(import.meta.url).resolve(
+    "@modelcontextprotocol/server-filesystem/dist/index.js",
+  );
+  return mcpTools(
+    { command: process.execPath, args: [server, dir], stderr: "ignore" },
+    { prefix: "fs_" },
+  );
+}
+
+/** An agent over an MCP server's tools: a call to a destructive or open-world tool waits for a human. */
+export function agentOver(fs: McpToolset, provider: Provider) {
+  return new AgentLoop({
+    provider,
+    tools: fs,
+    policy: {
+      ...mcpAnnotationsPolicy({ destructive: "NEEDS_APPROVAL", openWorld: "NEEDS_APPROVAL" }),
+      prepareStep: fs.prepareStep, // tools the server adds later are offered from the next step
+    },
+    trustState: true, // the paused state stays in this process
+  });
+}
 
 export async function main() {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-mcp-example-"));
   writeFileSync(join(dir, "todo.txt"), "buy milk");
-  const server = createRequire(import.meta.url).resolve(
-    "@modelcontextprotocol/server-filesystem/dist/index.js",
-  );
-  const fs = await mcpTools(
-    { command: process.execPath, args: [server, dir], stderr: "ignore" },
-    { prefix: "fs_" },
-  );
+  const fs = await filesystemTools(dir);
   try {
-    const loop = new AgentLoop({
-      provider: scriptedProvider([
+    const loop = agentOver(
+      fs,
+      scriptedProvider([
         { toolCalls: [{ name: "fs_read_text_file", args: { path: join(dir, "todo.txt") } }] },
         {
           toolCalls: [
@@ -38,13 +60,7 @@ export async function main() {
         },
         { text: "Updated the list." },
       ]),
-      tools: fs,
-      policy: {
-        ...mcpAnnotationsPolicy({ destructive: "NEEDS_APPROVAL", openWorld: "NEEDS_APPROVAL" }),
-        prepareStep: fs.prepareStep, // tools the server adds later are offered from the next step
-      },
-      trustState: true, // the paused state stays in this process
-    });
+    );
     const paused = await loop.run("Make it oat milk.");
     const [call] = paused.pending ?? [];
     console.log(`paused: ${call?.toolName} ${JSON.stringify(call?.args)} (${call?.reason})`);
