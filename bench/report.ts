@@ -10,6 +10,7 @@ import { benchChild, makeBuildDir, ROOT } from "./compile.js";
 import { type Budget, compare, pairedRatio, type Stats } from "./harness.js";
 import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
+import { OTEL_ROWS, otelContenders, otelInCore } from "./otel.js";
 import { BENCH_MODULES } from "./peers.js";
 import { promisesPerUnit } from "./promises.js";
 import { longRunCost, WINDOW } from "./scaling.js";
@@ -25,7 +26,7 @@ import {
 } from "./sse.js";
 import { streamContenders } from "./streaming.js";
 
-const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse"] as const;
+const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse", "otel"] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The value of `--name=value` on the command line. */
@@ -493,6 +494,46 @@ function versions(): string {
   );
 }
 
+async function otelSection(budget: Plan): Promise<SectionResult> {
+  const results = await compare(otelContenders(), budget.loop);
+  const none = results.get(OTEL_ROWS.none)!;
+  const traced = results.get(OTEL_ROWS.otel)!;
+  const empty = results.get(OTEL_ROWS.empty)!;
+  const ratio = pairedRatio(traced, none);
+  const { dir, dispose } = makeBuildDir();
+  let core: Awaited<ReturnType<typeof otelInCore>>;
+  try {
+    core = await otelInCore(dir);
+  } finally {
+    dispose();
+  }
+  return {
+    markdown: `## 7. Tracing (\`tollgate/otel\`)
+
+The tool step of section 1 without hooks or policy (20 steps, then the answer), three ways: no
+listener; an empty \`onEvent\` (every event built and frozen, nothing done with it); and
+\`otelListener\` on a real \`BasicTracerProvider\` tracer (\`@opentelemetry/sdk-trace-base\`)
+whose processor drops the ended spans: 42 spans created, filled and ended per run. Every run
+checks the tool ran 20 times and every span ended.
+
+${sideBySide(results, "µs/step", OTEL_ROWS.none)}
+
+Tracing costs **${num(ratio)}×** the untraced step (${num(traced.median - none.median)} µs per step), of which
+${num(empty.median - none.median)} µs are the events themselves (the empty \`onEvent\` row: any listener pays them) and
+${num(traced.median - empty.median)} µs the spans.
+A loop without a listener pays nothing for it: the core's bundle (src/index.ts, as in section 5)
+has ${core.inputs} inputs, ${core.otel.length === 0 ? "none of them" : `**${core.otel.length}**`} from src/otel/ or \`@opentelemetry/*\`${core.otel.length === 0 ? "" : `: ${core.otel.join(", ")}`}.
+`,
+    targets: [
+      {
+        target: "core bundle carries no tracing code",
+        measured: `${core.otel.length} otel inputs`,
+        met: core.otel.length === 0,
+      },
+    ],
+  };
+}
+
 const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | SectionResult> = {
   loop: loopSection,
   stream: streamSection,
@@ -500,6 +541,7 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   memory: memorySection,
   size: sizeSection,
   sse: sseSection,
+  otel: otelSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */
