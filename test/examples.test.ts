@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { RunResult } from "tollgate";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -127,6 +128,13 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^completed: Research done; the writer saved notes\.md\.$/m,
     /^usage, both agents: 600 input \+ 150 output tokens$/m,
   ],
+  "tracing.ts": [
+    /^invoke_agent assistant .*status=completed$/m,
+    /^ {2}execute_tool clock {2}verdict=allow by=default$/m,
+    /^ {4}invoke_agent clock .*status=completed$/m,
+    /^ {6}execute_tool get_time {2}verdict=allow by=default$/m,
+    /^ {2}execute_tool delete_file {2}verdict=block by=hook:0 reason=no deletes here$/m,
+  ],
 };
 
 /** Checks of the value `main()` returns, for examples run in-process. */
@@ -200,6 +208,20 @@ const expectedValue: Record<string, (value: any) => void> = {
     ]);
     expect(done.status).toBe("completed");
     expect(done.steps[1]!.calls[0]!.result?.output).toBe("Saved the notes to notes.md.");
+  },
+  "tracing.ts": (spans: ReadableSpan[]) => {
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      "chat acme-large",
+      "chat acme-large",
+      "chat acme-mini",
+      "chat acme-mini",
+      "execute_tool clock",
+      "execute_tool delete_file",
+      "execute_tool get_time",
+      "invoke_agent assistant",
+      "invoke_agent clock",
+    ]);
+    expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
   },
   "client-side-tool.ts": ({ granted, denied }: Record<string, RunResult>) => {
     expect(granted!.status).toBe("completed");
