@@ -430,3 +430,45 @@ describe("otelListener: fails closed, never breaks a run", () => {
     expect(events.at(-1)?.type).toBe("run-finish");
   });
 });
+
+describe("otelListener: a paused sub-agent", () => {
+  it("pauses with its parent; on resume, its new run span sits under the parent's new call span, linked to the paused one", async () => {
+    const t = tracing();
+    const child = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ id: "m1", name: "send", args: { to: "ana" } }] },
+        { text: "mailed" },
+      ]),
+      tools: [send],
+      trustState: true,
+    });
+    const parent = loopWith(
+      t.tracer,
+      [
+        { toolCalls: [{ id: "p1", name: "mailer", args: { prompt: "mail ana" } }] },
+        { text: "done" },
+      ],
+      { tools: [child.asTool({ name: "mailer", description: "Sends mail" })] },
+    );
+    const paused = await parent.run("go");
+    expect(paused.status).toBe("needs_approval");
+    const firstSub = t.one("invoke_agent mailer");
+    expect(firstSub.attributes["tollgate.run.status"]).toBe("needs_approval");
+    expect(parentOf(firstSub)).toBe(idOf(t.one("execute_tool mailer")));
+    expect(t.spans().every((span) => span.ended)).toBe(true);
+
+    const done = await parent.resume(paused.state, { m1: { approve: true } });
+    expect(done.status).toBe("completed");
+    const subs = t.named("invoke_agent mailer");
+    expect(subs).toHaveLength(2);
+    const secondSub = subs[1]!;
+    const secondCall = t.named("execute_tool mailer")[1]!;
+    const secondTop = t.named("invoke_agent calc")[1]!;
+    expect(parentOf(secondCall)).toBe(idOf(secondTop));
+    expect(parentOf(secondSub)).toBe(idOf(secondCall));
+    expect(secondSub.links.map((link) => link.context.spanId)).toEqual([idOf(firstSub)]);
+    expect(secondSub.attributes["tollgate.run.status"]).toBe("completed");
+    const approved = t.named("execute_tool send")[1]!;
+    expect(parentOf(approved)).toBe(idOf(secondSub));
+  });
+});

@@ -23,8 +23,8 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
 
   const handle = (event: LoopEvent, parent?: ParentRef): void => {
     if (event.type === "sub-run") {
-      const { runId, toolCallId, toolName } = event;
-      handle(event.event, { runId, toolCallId, toolName });
+      const { runId, step, toolCallId, toolName } = event;
+      handle(event.event, { runId, step, toolCallId, toolName });
       return;
     }
     if (event.type === "run-start") {

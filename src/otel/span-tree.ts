@@ -34,6 +34,7 @@ export interface RunSpans {
 /** Where a sub-run starts: its parent run and the call that runs it. */
 export interface ParentRef {
   runId: string;
+  step: number;
   toolCallId: string;
   toolName: string;
 }
@@ -65,7 +66,10 @@ export class SpanTree {
   startRun(runId: string, agentName: string, resumed: boolean, parent?: ParentRef): RunSpans {
     const open = this.#runs.get(runId);
     if (open) this.endRun(runId, "error", new Error("the run started again before it ended"));
-    const parentTool = parent && this.#runs.get(parent.runId)?.tools.get(parent.toolCallId);
+    // A resumed parent runs its approved call without a new `tool-call`: its span starts here.
+    const parentRun = parent && this.#runs.get(parent.runId);
+    const parentTool =
+      parent && parentRun && this.tool(parentRun, parent.step, parent.toolCallId, parent.toolName);
     const parentContext = parentTool?.context ?? contextApi.active();
     const links: Link[] = [];
     const pausedBefore = resumed ? this.#paused.get(runId) : undefined;
