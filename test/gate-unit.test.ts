@@ -220,6 +220,7 @@ describe("gate(): one hook's verdict", () => {
     const info = {
       name: "send",
       args: { to: "bob" },
+      annotations: {},
       toolCallId: "c1",
       step: 3,
       provider: "test",
