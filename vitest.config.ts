@@ -6,10 +6,17 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 /** The AI SDK and OpenAI Agents SDK live in bench/'s own npm project (bench/peers.ts says why). */
 const peer = (name: string) =>
   fileURLToPath(new URL(`./bench/node_modules/${name}`, import.meta.url));
-/** test/foreign-tools.test.ts imports them from there, when `npm run bench:install` has run. */
-const peers = ["ai", "@openai/agents-core"]
+/**
+ * test/foreign-tools.test.ts and test/ai-sdk*.test.ts import them from there, when
+ * `npm run bench:install` has run.
+ */
+const peers = ["ai", "@openai/agents-core", "@ai-sdk/openai", "@ai-sdk/anthropic"]
   .filter((name) => existsSync(peer(name)))
   .map((name) => ({ find: new RegExp(`^${name.replace("/", "\\/")}$`), replacement: peer(name) }));
+/** `ai/test` (the AI SDK's `MockLanguageModelV4`), a subpath of `ai`. */
+if (existsSync(peer("ai/dist/test/index.js"))) {
+  peers.push({ find: /^ai\/test$/, replacement: peer("ai/dist/test/index.js") });
+}
 
 export default defineConfig({
   resolve: {

@@ -5,7 +5,7 @@
  * npm project (bench/package.json, pinned by bench/package-lock.json) and install into
  * bench/node_modules with `npm run bench:install`; `npm run bench` runs that first when they are
  * missing or not the locked versions. test/foreign-tools.test.ts loads the real AI SDK and
- * OpenAI Agents SDK from there too.
+ * OpenAI Agents SDK from there too, and test/ai-sdk*.test.ts the AI SDK's provider packages.
  *
  * This module imports none of them: it only reads files.
  */
@@ -64,6 +64,20 @@ export function foreignToolPeersMissing(): string | undefined {
   return missing.length === 0
     ? undefined
     : `${missing.join(" and ")} not installed in bench/node_modules`;
+}
+
+/**
+ * Why the AI SDK packages test/ai-sdk*.test.ts and examples/ai-sdk-model.ts load (`ai`,
+ * `@ai-sdk/openai`, `@ai-sdk/anthropic`) cannot be loaded from bench/node_modules, or undefined
+ * when all are there.
+ */
+export function aiSdkPeersMissing(): string | undefined {
+  const missing = ["ai", "@ai-sdk/openai", "@ai-sdk/anthropic"].filter(
+    (name) => !existsSync(join(BENCH_MODULES, name, "package.json")),
+  );
+  return missing.length === 0
+    ? undefined
+    : `${missing.join(", ")} not installed in bench/node_modules`;
 }
 
 /**

@@ -1,0 +1,151 @@
+import {
+  type AssistantPart,
+  type FinishReason,
+  type ModelResponse,
+  ProviderError,
+  type Usage,
+} from "tollgate";
+import { isPlainObject } from "../util/option-keys.js";
+import { shortForm } from "../util/policy-call.js";
+import { reasoningSignature } from "./reasoning-metadata.js";
+
+/** A `ProviderError` for something a model answered that `fromAISDK` cannot read. */
+export const unreadable = (provider: string, what: string, value: unknown): ProviderError =>
+  new ProviderError(`AI SDK model "${provider}" answered ${what} (got ${shortForm(value)})`, {
+    retryable: false,
+    provider,
+  });
+
+const FINISH: Record<string, FinishReason> = {
+  stop: "stop",
+  length: "length",
+  "content-filter": "content-filter",
+  "tool-calls": "tool-calls",
+  error: "error",
+  other: "other",
+  // The stream ended without the provider saying it was done: the answer may be cut.
+  interrupted: "other",
+};
+
+/** The AI SDK's finish reason (`{ unified, raw }`, or a plain string as older models send it). */
+export function finishReasonOf(provider: string, reason: unknown): FinishReason {
+  const unified = isPlainObject(reason) ? reason.unified : reason;
+  const mapped = typeof unified === "string" ? FINISH[unified] : undefined;
+  if (mapped === undefined) throw unreadable(provider, "an unknown finish reason", reason);
+  return mapped;
+}
+
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+/**
+ * The AI SDK's usage (`{ inputTokens: { total, cacheRead, … }, outputTokens: { total,
+ * reasoning, … } }`) as tollgate's: counts a provider leaves out are 0, reasoning and cached
+ * tokens appear when reported.
+ */
+export function usageOf(provider: string, usage: unknown): Usage {
+  if (
+    !isPlainObject(usage) ||
+    !isPlainObject(usage.inputTokens) ||
+    !isPlainObject(usage.outputTokens)
+  ) {
+    throw unreadable(
+      provider,
+      "a usage that is not { inputTokens: {...}, outputTokens: {...} }",
+      usage,
+    );
+  }
+  const input = usage.inputTokens;
+  const output = usage.outputTokens;
+  const inputTokens = count(input.total) ?? 0;
+  const outputTokens = count(output.total) ?? 0;
+  const out: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  const reasoning = count(output.reasoning);
+  if (reasoning !== undefined) out.reasoningTokens = reasoning;
+  const cached = count(input.cacheRead);
+  if (cached !== undefined) out.cachedInputTokens = cached;
+  return out;
+}
+
+/**
+ * Content `fromAISDK` passes over: sources and custom parts are metadata about the answer,
+ * whose text is in its text parts.
+ */
+export const IGNORED_CONTENT = new Set(["source", "custom"]);
+
+/**
+ * A tool call the model made, as tollgate's part. A call the provider ran itself (its
+ * built-in tools) is a `ProviderError`: tollgate's gate sees every call, and such a call would
+ * pass it by.
+ */
+export function toolCallOf(provider: string, part: Record<string, unknown>): AssistantPart {
+  if (part.providerExecuted === true) {
+    throw unreadable(
+      provider,
+      "a tool call its provider ran itself, which would pass tollgate's gate by",
+      part,
+    );
+  }
+  const { toolCallId, toolName, input } = part;
+  if (typeof toolCallId !== "string" || typeof toolName !== "string" || typeof input !== "string") {
+    throw unreadable(
+      provider,
+      "a tool call without a string toolCallId, toolName and input (JSON text)",
+      part,
+    );
+  }
+  return { type: "tool-call", id: toolCallId, name: toolName, args: input };
+}
+
+/** Reads one content part of a `doGenerate` result; `undefined` for parts passed over. */
+function partOf(provider: string, part: unknown): AssistantPart | undefined {
+  if (!isPlainObject(part))
+    throw unreadable(provider, "a content part that is not an object", part);
+  switch (part.type) {
+    case "text":
+      if (typeof part.text !== "string")
+        throw unreadable(provider, "a text part without text", part);
+      return { type: "text", text: part.text };
+    case "reasoning": {
+      if (typeof part.text !== "string")
+        throw unreadable(provider, "a reasoning part without text", part);
+      const signature = reasoningSignature(part.providerMetadata);
+      return signature === undefined
+        ? { type: "reasoning", text: part.text }
+        : { type: "reasoning", text: part.text, signature };
+    }
+    case "tool-call":
+      return toolCallOf(provider, part);
+    default:
+      if (typeof part.type === "string" && IGNORED_CONTENT.has(part.type)) return undefined;
+      throw unreadable(
+        provider,
+        "content tollgate cannot carry (it takes text, reasoning and tool calls)",
+        part,
+      );
+  }
+}
+
+/** A `doGenerate` result as a `ModelResponse`; its HTTP body, when the model reports it, is `raw`. */
+export function responseOf(provider: string, result: unknown): ModelResponse {
+  if (!isPlainObject(result) || !Array.isArray(result.content)) {
+    throw unreadable(
+      provider,
+      "doGenerate() with something that is not { content: [...], finishReason, usage }",
+      result,
+    );
+  }
+  const parts: AssistantPart[] = [];
+  for (const part of result.content) {
+    const read = partOf(provider, part);
+    if (read !== undefined) parts.push(read);
+  }
+  const response: ModelResponse = {
+    parts,
+    finishReason: finishReasonOf(provider, result.finishReason),
+    usage: usageOf(provider, result.usage),
+  };
+  const body = isPlainObject(result.response) ? result.response.body : undefined;
+  if (body !== undefined) response.raw = body;
+  return response;
+}
