@@ -312,6 +312,26 @@ describe("otelListener: runs that end early", () => {
       "tollgate.gate.by": "approval",
     });
   });
+
+  it("each run span counts the tokens of its own model calls: a resumed run's, not the total since the run began", async () => {
+    const t = tracing();
+    const loop = loopWith(t.tracer, [
+      { toolCalls: [{ id: "s1", name: "send", args: { to: "ana" } }], usage: USAGE },
+      { text: "sent", usage: { inputTokens: 11, outputTokens: 2 } },
+    ]);
+    const paused = await loop.run("mail ana");
+    const resumed = await loop.resume(paused.state, { s1: { approve: true } });
+    expect(resumed.usage).toMatchObject({ inputTokens: 18, outputTokens: 5 });
+    const [first, second] = t.named("invoke_agent calc");
+    expect(first!.attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 7,
+      "gen_ai.usage.output_tokens": 3,
+    });
+    expect(second!.attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 11,
+      "gen_ai.usage.output_tokens": 2,
+    });
+  });
 });
 
 describe("otelListener: sub-runs", () => {
@@ -356,6 +376,31 @@ describe("otelListener: sub-runs", () => {
         ?.spanId,
     ).toBe(idOf(top));
     expect(new Set(t.spans().map((span) => span.spanContext().traceId)).size).toBe(1);
+  });
+
+  it("a parent's run span counts its sub-runs' tokens, as the run's usage does", async () => {
+    const t = tracing();
+    const child = new AgentLoop({
+      provider: scriptedProvider([{ text: "8", usage: { inputTokens: 5, outputTokens: 1 } }]),
+    });
+    const parent = loopWith(
+      t.tracer,
+      [
+        { toolCalls: [{ id: "p1", name: "helper", args: { prompt: "4+4" } }], usage: USAGE },
+        { text: "8", usage: USAGE },
+      ],
+      { tools: [child.asTool({ name: "helper", description: "Does sums" })] },
+    );
+    const result = await parent.run("go");
+    expect(result.usage).toMatchObject({ inputTokens: 19, outputTokens: 7 });
+    expect(t.one("invoke_agent calc").attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 19,
+      "gen_ai.usage.output_tokens": 7,
+    });
+    expect(t.one("invoke_agent helper").attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 5,
+      "gen_ai.usage.output_tokens": 1,
+    });
   });
 
   it("a sub-agent that throws: its run span is ended with its parent's call, as an error", async () => {

@@ -4,7 +4,7 @@ import type { LoopEvent, LoopListener } from "tollgate";
 import { ERROR_TYPE, GEN_AI, TOLLGATE } from "./attributes.js";
 import { contentText, errorTypeOf } from "./error-type.js";
 import { type OtelListenerOptions, resolveOtelOptions } from "./options.js";
-import { failed, type ParentRef, SpanTree } from "./span-tree.js";
+import { failed, type ParentRef, type RunSpans, SpanTree } from "./span-tree.js";
 
 /**
  * An event listener that traces runs with OpenTelemetry, for `onEvent`: one `invoke_agent`
@@ -25,6 +25,10 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
     if (event.type === "sub-run") {
       const { runId, step, toolCallId, toolName } = event;
       handle(event.event, { runId, step, toolCallId, toolName });
+      // A sub-run's model calls (at any depth) count toward this run's span too.
+      const spans = tree.run(runId);
+      const inner = innermost(event);
+      if (spans && inner.type === "model-response") addUsage(spans, inner.usage);
       return;
     }
     if (event.type === "run-start") {
@@ -41,6 +45,7 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
         const chat = run.chats.get(event.step);
         if (!chat) return;
         run.chats.delete(event.step);
+        addUsage(run, event.usage);
         chat.setAttributes({
           [GEN_AI.finishReasons]: [event.finishReason],
           [GEN_AI.inputTokens]: event.usage.inputTokens,
@@ -99,9 +104,10 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
         return;
       }
       case "run-finish":
+        // This span's own tokens: a resumed run's `usage` also counts the legs before the pause.
         run.span.setAttributes({
-          [GEN_AI.inputTokens]: event.usage.inputTokens,
-          [GEN_AI.outputTokens]: event.usage.outputTokens,
+          [GEN_AI.inputTokens]: run.usage.inputTokens,
+          [GEN_AI.outputTokens]: run.usage.outputTokens,
         });
         tree.endRun(event.runId, event.status);
         return;
@@ -113,4 +119,17 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
     }
   };
   return (event) => handle(event);
+}
+
+/** The event a chain of `sub-run` wrappers carries. */
+function innermost(event: LoopEvent): LoopEvent {
+  let inner = event;
+  while (inner.type === "sub-run") inner = inner.event;
+  return inner;
+}
+
+/** Adds a model call's tokens to a run span's count. */
+function addUsage(run: RunSpans, usage: { inputTokens: number; outputTokens: number }): void {
+  run.usage.inputTokens += usage.inputTokens;
+  run.usage.outputTokens += usage.outputTokens;
 }

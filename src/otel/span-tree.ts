@@ -29,6 +29,11 @@ export interface RunSpans {
   context: Context;
   chats: Map<number, Span>;
   tools: Map<string, ToolSpan>;
+  /**
+   * The tokens of the model calls made under this span (its own and its sub-runs'): a resumed
+   * run's span counts only what it used, where `run-finish` gives the total since the run began.
+   */
+  usage: { inputTokens: number; outputTokens: number };
 }
 
 /** Where a sub-run starts: its parent run and the call that runs it. */
@@ -97,6 +102,7 @@ export class SpanTree {
       context: trace.setSpan(parentContext, span),
       chats: new Map(),
       tools: new Map(),
+      usage: { inputTokens: 0, outputTokens: 0 },
     };
     this.#runs.set(runId, spans);
     parentTool?.subRuns.add(runId);
