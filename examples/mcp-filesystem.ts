@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { AgentLoop, type Provider } from "tollgate";
-import { type McpToolset, mcpAnnotationsPolicy, mcpTools } from "tollgate/mcp";
+import { type McpToolset, mcpAnnotationsPolicy, mcpTools, resolvedAnnotations } from "tollgate/mcp";
 import { scriptedProvider } from "tollgate/testing";
 
 /**
@@ -33,12 +33,35 @@ export function agentOver(fs: McpToolset, provider: Provider) {
   return new AgentLoop({
     provider,
     tools: fs,
-    policy: {
-      ...mcpAnnotationsPolicy({ destructive: "NEEDS_APPROVAL", openWorld: "NEEDS_APPROVAL" }),
-      prepareStep: fs.prepareStep, // tools the server adds later are offered from the next step
-    },
-    trustState: true, // the paused state stays in this process
+    // The MCP rule, and your own policy: tools the server adds later are offered from the next step.
+    policy: mcpAnnotationsPolicy(
+      { destructive: "NEEDS_APPROVAL", openWorld: "NEEDS_APPROVAL" },
+      { prepareStep: fs.prepareStep },
+    ),
+    preToolCall: [
+      (call) => {
+        // call.annotations are the server's own hints; resolvedAnnotations adds MCP's defaults.
+        if (resolvedAnnotations(call).destructiveHint) console.log(`destructive: ${call.name}`);
+      },
+    ],
+    trustState: true, // the paused state is resumed by value, in this process only
   });
+}
+
+/**
+ * Runs the agent; each call that waits is shown to a human (here: approved) and the run goes on.
+ * `trustState: true` lets this process resume its own state by value; across processes, keep the
+ * state in a store or sign it (see "Human in the loop" in the README).
+ */
+export async function runApproving(loop: AgentLoop, prompt: string) {
+  const paused = await loop.run(prompt);
+  if (paused.status !== "needs_approval") return paused;
+  const approvals: Record<string, { approve: true }> = {};
+  for (const call of paused.pending) {
+    console.log(`paused: ${call.toolName} ${JSON.stringify(call.args)} (${call.reason})`);
+    approvals[call.toolCallId] = { approve: true };
+  }
+  return loop.resume(paused.state, approvals);
 }
 
 export async function main() {
@@ -61,13 +84,10 @@ export async function main() {
         { text: "Updated the list." },
       ]),
     );
-    const paused = await loop.run("Make it oat milk.");
-    const [call] = paused.pending ?? [];
-    console.log(`paused: ${call?.toolName} ${JSON.stringify(call?.args)} (${call?.reason})`);
-    const done = await loop.resume(paused.state, { [call!.toolCallId]: { approve: true } });
+    const done = await runApproving(loop, "Make it oat milk.");
     console.log(`${done.status}: ${done.text}`);
     console.log(`todo.txt now reads: ${readFileSync(join(dir, "todo.txt"), "utf8")}`);
-    return { paused, done };
+    return { done };
   } finally {
     await fs.close();
     rmSync(dir, { recursive: true, force: true });

@@ -51,6 +51,7 @@ const expectedOutput: Record<string, RegExp[]> = {
     /ok {4}find_user: \{"id":2,"name":"Bo"\}/,
   ],
   "mcp-filesystem.ts": [
+    /^destructive: fs_write_file$/m,
     /^paused: fs_write_file \{"path":".*todo\.txt","content":"buy oat milk"\} \(MCP hints: destructive\)$/m,
     /^completed: Updated the list\.$/m,
     /^todo\.txt now reads: buy oat milk$/m,

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpConnectionError } from "./errors.js";
+import { checkHttpSource, checkStdioSource } from "./source-checks.js";
 
 /** A server to start as a child process and talk to over stdio. */
 export interface McpStdioSource {
@@ -11,7 +12,7 @@ export interface McpStdioSource {
   /** The child's environment (default: the SDK's safe subset of this process's). */
   env?: Record<string, string> | undefined;
   cwd?: string | undefined;
-  /** What to do with the child's stderr (default "inherit"). */
+  /** What to do with the child's stderr: "inherit" (the default), "ignore", "pipe" or "overlapped". */
   stderr?: IOType | undefined;
 }
 
@@ -61,7 +62,7 @@ function isClient(source: unknown): source is Client {
 }
 
 function transportOf(source: McpSource) {
-  const given = source as Partial<McpStdioSource & McpHttpSource>;
+  const given = source as unknown as Record<string, unknown>;
   if (typeof source !== "object" || source === null || Array.isArray(source)) {
     throw new TypeError(
       `mcpTools(): expected a connected MCP Client, { command, args? } or { url }; got ${source === null ? "null" : typeof source}`,
@@ -73,13 +74,8 @@ function transportOf(source: McpSource) {
   }
   if ("command" in given) {
     checkSourceKeys(keys, ["command", "args", "env", "cwd", "stderr"]);
-    const { command, args = [], env, cwd, stderr } = given;
-    if (typeof command !== "string" || command === "") {
-      throw new TypeError("mcpTools(): command must be a non-empty string");
-    }
-    if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
-      throw new TypeError("mcpTools(): args must be an array of strings");
-    }
+    checkStdioSource(given);
+    const { command, args = [], env, cwd, stderr } = given as unknown as McpStdioSource;
     return new StdioClientTransport({
       command,
       args,
@@ -90,13 +86,8 @@ function transportOf(source: McpSource) {
   }
   if ("url" in given) {
     checkSourceKeys(keys, ["url", "headers"]);
-    let url: URL;
-    try {
-      url = new URL(given.url as string | URL);
-    } catch {
-      throw new TypeError(`mcpTools(): url ${JSON.stringify(String(given.url))} is not a URL`);
-    }
-    const { headers } = given;
+    const url = checkHttpSource(given);
+    const headers = given.headers as Record<string, string> | undefined;
     return new StreamableHTTPClientTransport(
       url,
       headers === undefined ? undefined : { requestInit: { headers } },
@@ -117,6 +108,6 @@ function checkSourceKeys(keys: string[], known: string[]): void {
 }
 
 function describe(source: McpSource): string {
-  const given = source as Partial<McpStdioSource & McpHttpSource>;
+  const given = source as unknown as Partial<McpStdioSource & McpHttpSource>;
   return given.command !== undefined ? `the command "${given.command}"` : String(given.url);
 }

@@ -18,9 +18,16 @@ const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHi
 /**
  * The tollgate tool of one MCP tool, named `name`: its schema as JSON Schema (args validated
  * before the call), its annotations as the server gave them, `idempotent` from `idempotentHint`.
- * Calling it calls the server with the original name, cancelled by the run's signal.
+ * Calling it calls the server with the original name, cancelled by the run's signal; once
+ * `closed()` says why the connection is closed, a call is a `McpConnectionError` saying so.
  */
-export function mcpTool(client: Client, info: McpToolInfo, name: string, timeoutMs: number): Tool {
+export function mcpTool(
+  client: Client,
+  info: McpToolInfo,
+  name: string,
+  timeoutMs: number,
+  closed: () => string | undefined,
+): Tool {
   const annotations = annotationsOf(info);
   let input: ReturnType<typeof jsonSchema>;
   try {
@@ -38,6 +45,8 @@ export function mcpTool(client: Client, info: McpToolInfo, name: string, timeout
     annotations,
     idempotent: annotations.idempotentHint === true,
     execute: async (args, ctx) => {
+      const why = closed();
+      if (why !== undefined) throw new McpConnectionError(`MCP tool ${info.name}: ${why}`);
       let result: McpCallResult;
       try {
         result = (await client.callTool(

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type Tool, Toolset } from "tollgate";
-import { checkKeys } from "../util/option-keys.js";
+import { TollgateError, type Tool, Toolset } from "tollgate";
+import { checkKeys, shownValue } from "../util/option-keys.js";
 import { connect, type McpSource } from "./connect.js";
 import { McpConnectionError, McpToolNameError } from "./errors.js";
 import { type McpToolInfo, mcpTool } from "./mcp-tool.js";
@@ -13,11 +13,17 @@ export interface McpToolsOptions {
   prefix?: string | undefined;
   /** Only these MCP tools (by the server's names); a name the server does not list is a `TypeError`. */
   include?: string[] | undefined;
-  /** All MCP tools but these (by the server's names). */
+  /**
+   * All MCP tools but these (by the server's names); a name the server does not list when first
+   * connected, or a name also in `include`, is a `TypeError`.
+   */
   exclude?: string[] | undefined;
   /** How long one MCP request (connect, list, call) may take, in ms (default 60 000). */
   timeoutMs?: number | undefined;
-  /** Called with the new set after each refresh (`notifications/tools/list_changed`). */
+  /**
+   * Called with the new set after each refresh (`notifications/tools/list_changed`). If it
+   * throws, the refresh has failed: the next step's `prepareStep` rejects with its error.
+   */
   onToolsChanged?: ((tools: Toolset) => void) | undefined;
 }
 
@@ -36,11 +42,15 @@ export type McpToolset = Toolset & {
   /**
    * A `LoopPolicy.prepareStep` that shows the loop's other tools and this server's current
    * ones: tools the server added since are offered from the next step on, removed ones are
-   * not. A failed refresh rejects the step (fail closed). Call it from your own `prepareStep`
+   * not. A failed refresh, or a closed connection, rejects the step (fail closed). Call it from your own `prepareStep`
    * to combine both.
    */
   prepareStep(args: { tools: Toolset<any> }): Promise<Tool<any>[]>;
-  /** Closes the connection `mcpTools` opened (a `Client` you passed is left open). */
+  /**
+   * Closes the connection `mcpTools` opened (a `Client` you passed is left open). Until then a
+   * stdio server's child process keeps this process alive: close in `finally`, or use
+   * `await using`. After it, a call is a `McpConnectionError` result and `prepareStep` rejects.
+   */
   close(): Promise<void>;
 };
 
@@ -64,37 +74,45 @@ export async function mcpTools(
   const include = nameList("include", options.include);
   const exclude = nameList("exclude", options.exclude);
   const { timeoutMs = 60_000, onToolsChanged } = options;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new TypeError(`mcpTools(): timeoutMs must be a positive number, got ${timeoutMs}`);
+  const both = include?.find((name) => exclude?.includes(name));
+  if (both !== undefined) {
+    throw new TypeError(`mcpTools(): "${both}" is in both include and exclude; keep it in one`);
+  }
+  if (!(typeof timeoutMs === "number" && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(
+      `mcpTools(): timeoutMs must be a positive number of milliseconds, got ${shownValue(timeoutMs)}`,
+    );
   }
   if (onToolsChanged !== undefined && typeof onToolsChanged !== "function") {
     throw new TypeError("mcpTools(): onToolsChanged must be a function");
   }
   const { client, owned } = await connect(source, timeoutMs);
+  let closedWhy: string | undefined;
+  const whenClosed = () => closedWhy;
+  const onclose = client.onclose;
+  client.onclose = () => {
+    closedWhy ??= "the MCP server's connection is closed";
+    onclose?.call(client);
+  };
   const build = async (first: boolean): Promise<Toolset> => {
     const listed = await listAll(client, timeoutMs);
-    if (first && include) {
-      const missing = include.find((name) => !listed.some((info) => info.name === name));
-      if (missing !== undefined) {
-        throw new TypeError(
-          `mcpTools(): include names "${missing}", which the server does not list (it has: ${listed.map((t) => t.name).join(", ")})`,
-        );
-      }
-    }
+    if (first) checkNames(listed, include, exclude);
     const chosen = listed.filter(
       (info) => (!include || include.includes(info.name)) && !exclude?.includes(info.name),
     );
-    return toolsetOf(client, chosen, prefix, timeoutMs);
+    return toolsetOf(client, chosen, prefix, timeoutMs, whenClosed);
   };
   let current: Toolset;
   try {
     current = await build(true);
   } catch (error) {
+    client.onclose = onclose;
     if (owned) await client.close().catch(() => {});
     throw error;
   }
   const ours = new Set(current.names());
-  let pending: Promise<Toolset> | undefined;
+  // Settles (never rejects) when the latest refresh has: prepareStep waits for it.
+  let pending: Promise<void> | undefined;
   let refreshError: unknown;
   const refresh = (): Promise<Toolset> => {
     const run = build(false).then(
@@ -102,18 +120,35 @@ export async function mcpTools(
         current = tools;
         for (const name of tools.names()) ours.add(name);
         refreshError = undefined;
-        onToolsChanged?.(tools);
+        try {
+          onToolsChanged?.(tools);
+        } catch (error) {
+          refreshError = new TollgateError(
+            `mcpTools(): onToolsChanged threw: ${messageOf(error)}`,
+            {
+              cause: error,
+            },
+          );
+          throw refreshError;
+        }
         return tools;
       },
       (error) => {
-        refreshError = error;
+        refreshError = new McpConnectionError(
+          `the MCP server's tools could not be listed again: ${messageOf(error)}`,
+          { cause: error },
+        );
         throw error;
       },
     );
-    pending = run.finally(() => {
+    const settled: Promise<void> = run.then(
+      () => {},
+      () => {},
+    );
+    pending = settled;
+    void settled.then(() => {
       if (pending === settled) pending = undefined;
     });
-    const settled = pending;
     return run;
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
@@ -121,6 +156,7 @@ export async function mcpTools(
   });
   const set = current as McpToolset;
   const close = async () => {
+    closedWhy ??= "this toolset was closed (close() was called); open a new one with mcpTools()";
     client.removeNotificationHandler("notifications/tools/list_changed");
     if (owned) await client.close();
   };
@@ -129,13 +165,9 @@ export async function mcpTools(
     refresh,
     close,
     prepareStep: async ({ tools }: { tools: Toolset<any> }): Promise<Tool<any>[]> => {
-      while (pending) await pending.catch(() => {});
-      if (refreshError !== undefined) {
-        throw new McpConnectionError(
-          `the MCP server's tools could not be listed again: ${(refreshError as Error)?.message ?? refreshError}`,
-          { cause: refreshError },
-        );
-      }
+      while (pending) await pending;
+      if (closedWhy !== undefined) throw new McpConnectionError(closedWhy);
+      if (refreshError !== undefined) throw refreshError;
       const others = [...tools].filter((tool) => !ours.has(tool.name));
       const clash = others.find((tool) => current.find(tool.name));
       if (clash) {
@@ -149,6 +181,34 @@ export async function mcpTools(
   const dispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
   if (dispose) Object.defineProperty(set, dispose, { value: close });
   return set;
+}
+
+/** An error's message, safely. */
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "an error that cannot be shown as text";
+  }
+}
+
+/** On the first listing: every name in `include` and `exclude` must be one the server lists. */
+function checkNames(
+  listed: McpToolInfo[],
+  include: string[] | undefined,
+  exclude: string[] | undefined,
+): void {
+  for (const [key, names] of [
+    ["include", include],
+    ["exclude", exclude],
+  ] as const) {
+    const missing = names?.find((name) => !listed.some((info) => info.name === name));
+    if (missing !== undefined) {
+      throw new TypeError(
+        `mcpTools(): ${key} names "${missing}", which the server does not list (it has: ${listed.map((t) => t.name).join(", ")})`,
+      );
+    }
+  }
 }
 
 function nameList(key: string, value: unknown): string[] | undefined {
@@ -185,6 +245,7 @@ function toolsetOf(
   listed: McpToolInfo[],
   prefix: string,
   timeoutMs: number,
+  closed: () => string | undefined,
 ): Toolset {
   const byName = new Map<string, string>();
   const tools = listed.map((info) => {
@@ -196,7 +257,7 @@ function toolsetOf(
       );
     }
     byName.set(name, info.name);
-    return mcpTool(client, info, name, timeoutMs);
+    return mcpTool(client, info, name, timeoutMs, closed);
   });
   return Toolset.from(tools);
 }
