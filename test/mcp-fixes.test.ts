@@ -273,6 +273,38 @@ describe("failed refreshes and closed connections fail closed, never crash the p
     expect(String(call.output)).toMatch(/closed \(close\(\) was called\)/);
   });
 
+  it("a passed Client whose owner later replaces onclose still fails closed when it closes", async () => {
+    const server = new McpServer({ name: "s", version: "1" });
+    server.registerTool("look", { inputSchema: {} }, async () => ({ content: [] }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(b);
+    const tools = await opened(client);
+    let theirs = 0;
+    client.onclose = () => theirs++;
+    await server.close();
+    expect(theirs).toBe(1);
+    await expect(tools.prepareStep({ tools })).rejects.toThrow(/connection is closed/);
+    const result = await new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "look", args: {} }] }, { text: "ok" }]),
+      tools,
+    }).run("go");
+    expect(String(result.steps[0]!.calls[0]!.result!.output)).toMatch(
+      /MCP tool look: the MCP server's connection is closed/,
+    );
+  });
+
+  it("`await using` closes the stdio server at the end of the block", async () => {
+    let kept: McpToolset | undefined;
+    {
+      await using fs = await mcpTools(crashingStdio());
+      kept = fs;
+      expect(fs.names()).toContain("echo");
+    }
+    await expect(kept.prepareStep({ tools: kept })).rejects.toThrow(/close\(\) was called/);
+  });
+
   it("onToolsChanged that throws is a failed refresh: the next step rejects naming it, with the cause", async () => {
     const boom = new Error("my handler broke");
     const tools = await opened(

@@ -52,6 +52,8 @@ export type McpToolset = Toolset & {
    * `await using`. After it, a call is a `McpConnectionError` result and `prepareStep` rejects.
    */
   close(): Promise<void>;
+  /** `close()`, for `await using fs = await mcpTools(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 };
 
 /**
@@ -88,7 +90,10 @@ export async function mcpTools(
   }
   const { client, owned } = await connect(source, timeoutMs);
   let closedWhy: string | undefined;
-  const whenClosed = () => closedWhy;
+  // onclose may be replaced later by the owner of a Client passed in: `transport` tells too.
+  const whenClosed = () =>
+    closedWhy ??
+    (client.transport === undefined ? "the MCP server's connection is closed" : undefined);
   const onclose = client.onclose;
   client.onclose = () => {
     closedWhy ??= "the MCP server's connection is closed";
@@ -166,7 +171,8 @@ export async function mcpTools(
     close,
     prepareStep: async ({ tools }: { tools: Toolset<any> }): Promise<Tool<any>[]> => {
       while (pending) await pending;
-      if (closedWhy !== undefined) throw new McpConnectionError(closedWhy);
+      const why = whenClosed();
+      if (why !== undefined) throw new McpConnectionError(why);
       if (refreshError !== undefined) throw refreshError;
       const others = [...tools].filter((tool) => !ours.has(tool.name));
       const clash = others.find((tool) => current.find(tool.name));
@@ -178,8 +184,9 @@ export async function mcpTools(
       return [...others, ...current];
     },
   });
-  const dispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
-  if (dispose) Object.defineProperty(set, dispose, { value: close });
+  if (typeof Symbol.asyncDispose === "symbol") {
+    Object.defineProperty(set, Symbol.asyncDispose, { value: close });
+  }
   return set;
 }
 
