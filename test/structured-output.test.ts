@@ -225,6 +225,8 @@ describe('output, mode "native"', () => {
     expect(request.responseFormat).toMatchObject({
       type: "json",
       name: "final_answer",
+      // No tool to call in native mode: the description does not speak of one.
+      description: "Your final answer.",
       schema: { type: "object", required: ["city", "celsius"] },
     });
     expect(request.tools.map((t) => t.name)).toEqual(["get_weather"]);

@@ -39,8 +39,12 @@ export interface ResolvedOutput {
 }
 
 export const DEFAULT_OUTPUT_NAME = "final_answer";
-const DEFAULT_DESCRIPTION =
-  "Give your final answer: call this once you are done, with the answer as its args.";
+/** The default description, by mode: the final-answer tool's, or the native response format's. */
+const DEFAULT_DESCRIPTION: Record<OutputMode, string> = {
+  tool: "Give your final answer: call this once you are done, with the answer as its args.",
+  native: "Your final answer.",
+  prompted: "Your final answer.",
+};
 const MODES: readonly OutputMode[] = ["tool", "native", "prompted"];
 
 /**
@@ -65,7 +69,7 @@ export function resolveOutput(
     schema,
     mode: asked,
     name = DEFAULT_OUTPUT_NAME,
-    description = DEFAULT_DESCRIPTION,
+    description: described,
   } = given as Record<string, any>;
   if (asked !== undefined && !MODES.includes(asked)) {
     throw new TypeError(
@@ -77,13 +81,14 @@ export function resolveOutput(
       `${where}: output.name must be 1–64 letters, digits, "_" or "-", got ${shownValue(name)}`,
     );
   }
-  if (typeof description !== "string") {
+  if (described !== undefined && typeof described !== "string") {
     throw new TypeError(
-      `${where}: output.description must be a string, got ${kindOf(description)}`,
+      `${where}: output.description must be a string, got ${kindOf(described)}`,
     );
   }
   const native = provider.supportsNativeOutput === true;
   const mode: OutputMode = asked ?? (native ? "native" : "tool");
+  const description: string = described ?? DEFAULT_DESCRIPTION[mode];
   if (mode === "native" && !native) {
     throw new TypeError(
       `${where}: output mode "native" needs a provider that supports it; provider "${provider.name}" does not declare supportsNativeOutput. Use mode "tool" (works with every provider that calls tools) or "prompted"`,
