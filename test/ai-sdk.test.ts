@@ -4,6 +4,7 @@
  * stream), and what it refuses. The replay of real provider traffic through `@ai-sdk/openai`
  * and `@ai-sdk/anthropic` is in test/ai-sdk-replay.test.ts.
  */
+import { inspect } from "node:util";
 import { AgentLoop, type LoopEvent, ProviderError, tool } from "tollgate";
 import { type AISDKCallOptions, type AISDKLanguageModel, fromAISDK } from "tollgate/ai-sdk";
 import { describe, expect, it } from "vitest";
@@ -411,9 +412,12 @@ describe.skipIf(skipReason !== "")(`fromAISDK over MockLanguageModelV4${skipReas
       doStream: async () => stream([{ type: "error", error: thrown }]),
     });
     for (const call of [
-      () => fromAISDK(model).generate({ messages: [], tools: [] }, {}),
+      () => fromAISDK(model, { maxRetries: 0 }).generate({ messages: [], tools: [] }, {}),
       async () => {
-        for await (const _ of fromAISDK(model).stream?.({ messages: [], tools: [] }, {}) ?? []);
+        for await (const _ of fromAISDK(model, { maxRetries: 0 }).stream?.(
+          { messages: [], tools: [] },
+          {},
+        ) ?? []);
       },
     ]) {
       const error = (await call().catch((e) => e)) as ProviderError;
@@ -424,8 +428,12 @@ describe.skipIf(skipReason !== "")(`fromAISDK over MockLanguageModelV4${skipReas
         retryable: true,
         provider: "mock-provider",
       });
-      expect(error.message).toBe('AI SDK model "mock-provider" failed (HTTP 429): Rate limited');
-      expect(error.cause).toBe(thrown);
+      expect(error.message).toBe(
+        'AI SDK model "mock-provider" failed (HTTP 429): AI_APICallError: Rate limited',
+      );
+      // Nothing of the request: the APICallError (its URL, its body with the prompt) is not kept.
+      expect(error.cause).toBeUndefined();
+      expect(inspect(error, { depth: 10 })).not.toMatch(/sk-secret|requestBodyValues|example\.com/);
     }
   });
 
@@ -518,6 +526,53 @@ describe.skipIf(skipReason !== "")(`fromAISDK over MockLanguageModelV4${skipReas
       })().catch((e) => e);
       expect(error).toBeInstanceOf(ProviderError);
       expect(error.message).toMatch(message);
+    }
+  });
+
+  it('a finish reason of "interrupted" or "error" is a ProviderError, in generate and stream; every other maps', async () => {
+    const cases = [
+      ["interrupted", true, /the stream ended before the model finished/],
+      ["error", false, /stopped because of an error \(raw finish reason "boom"\)/],
+    ] as const;
+    for (const [unified, retryable, message] of cases) {
+      const reason = { unified, raw: unified === "error" ? "boom" : undefined };
+      const model = mock({
+        doGenerate: async () => ({
+          content: [{ type: "text", text: "Half an ans" }],
+          finishReason: reason,
+          usage: usage(1, 1),
+          warnings: [],
+        }),
+        doStream: async () =>
+          stream([
+            { type: "text-delta", id: "t", delta: "Half an ans" },
+            { type: "finish", finishReason: reason, usage: usage(1, 1) },
+          ]),
+      });
+      const generated = await fromAISDK(model)
+        .generate({ messages: [], tools: [] }, {})
+        .catch((e) => e);
+      const streamed = await new AgentLoop({ provider: fromAISDK(model, { maxRetries: 0 }) })
+        .run("hi")
+        .catch((e) => e);
+      for (const error of [generated, streamed]) {
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({ retryable });
+        expect(error.message).toMatch(message);
+      }
+    }
+    for (const unified of ["stop", "length", "content-filter", "tool-calls", "other"]) {
+      const response = await fromAISDK(
+        mock({
+          doGenerate: async () => ({
+            content: [],
+            finishReason: finish(unified),
+            usage: usage(1, 1),
+            warnings: [],
+          }),
+        }),
+      ).generate({ messages: [], tools: [] }, {});
+      expect(response.finishReason).toBe(unified);
     }
   });
 

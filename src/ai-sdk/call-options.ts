@@ -1,15 +1,13 @@
-import {
-  type AssistantPart,
-  type Message,
-  type ModelRequest,
-  ProviderError,
-  type ToolContentPart,
-  type ToolResult,
-  type UserPart,
+import type {
+  AssistantPart,
+  Message,
+  ModelRequest,
+  ToolContentPart,
+  ToolResult,
+  UserPart,
 } from "tollgate";
 import { mediaOf } from "../http/media-parts.js";
 import { defined } from "../http/settings.js";
-import { isPlainObject } from "../util/option-keys.js";
 import type {
   AISDKCallOptions,
   AISDKFileData,
@@ -20,16 +18,7 @@ import type {
   AISDKToolResultOutput,
 } from "./language-model.js";
 import { reasoningOptions } from "./reasoning-metadata.js";
-
-/** Settings keys `fromAISDK` maps besides the portable ones (`ModelSettings`). */
-const AI_SDK_SETTINGS = new Set([
-  "topK",
-  "presencePenalty",
-  "frequencyPenalty",
-  "reasoning",
-  "providerOptions",
-  "headers",
-]);
+import { checkSettings } from "./settings-check.js";
 
 /** The file data of an image or a file part: a URL the provider fetches, or base64 bytes. */
 function fileOf(provider: string, part: Exclude<UserPart | ToolContentPart, { type: "text" }>) {
@@ -143,8 +132,9 @@ export function promptOf(
 /**
  * The options of one model call. The portable settings map to the AI SDK's own; `topK`,
  * `presencePenalty`, `frequencyPenalty`, `reasoning` (V4 models), `providerOptions` and
- * `headers` pass as they are; any other settings key is a `ProviderError` (the AI SDK has no
- * request body to copy it into: put provider-specific options in `providerOptions`).
+ * `headers` pass as they are once `checkSettings` has checked them; any other settings key is a
+ * `ProviderError` (the AI SDK has no request body to copy it into: put provider-specific
+ * options in `providerOptions`).
  */
 export function callOptions(
   provider: string,
@@ -154,26 +144,7 @@ export function callOptions(
 ): AISDKCallOptions {
   const { temperature, topP, maxOutputTokens, stopSequences, seed, ...rest } =
     request.settings ?? {};
-  for (const key of Object.keys(rest)) {
-    if (!AI_SDK_SETTINGS.has(key)) {
-      throw new ProviderError(
-        `${provider} cannot carry the setting "${key}": an AI SDK model takes temperature, topP, maxOutputTokens, stopSequences, seed, ${[...AI_SDK_SETTINGS].join(", ")}; put provider-specific options in providerOptions: { <provider>: { ... } }`,
-        { retryable: false, provider },
-      );
-    }
-  }
-  if (version === "v3" && rest.reasoning !== undefined) {
-    throw new ProviderError(
-      `${provider} is a V3 model, which takes no \`reasoning\` setting; ask for reasoning through providerOptions`,
-      { retryable: false, provider },
-    );
-  }
-  if (rest.providerOptions !== undefined && !isPlainObject(rest.providerOptions)) {
-    throw new ProviderError(`${provider}: the providerOptions setting must be an object`, {
-      retryable: false,
-      provider,
-    });
-  }
+  checkSettings(provider, version, rest);
   const options = {
     prompt: promptOf(provider, request.system, request.messages),
     ...defined({ temperature, topP, maxOutputTokens, stopSequences, seed, ...rest }),

@@ -1,16 +1,42 @@
 import { defineProvider, type ModelStreamPart, type Provider, ProviderError } from "tollgate";
-import { isPlainObject } from "../util/option-keys.js";
+import { DEFAULT_MAX_RETRIES } from "../http/transport.js";
+import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
 import { callOptions } from "./call-options.js";
 import type { AISDKLanguageModel } from "./language-model.js";
 import { errorOf } from "./model-errors.js";
 import { responseOf, unreadable } from "./model-result.js";
+import { withRetries } from "./model-retries.js";
 import { StreamMapper } from "./stream-parts.js";
 
 /** Options of `fromAISDK`. */
 export interface FromAISDKOptions {
   /** The provider's name in events and errors. Default: the model's `provider` (e.g. "openai.chat"). */
   name?: string | undefined;
+  /**
+   * How many times a failed call is tried again when the model's error says it may be (429,
+   * 408, 409, a 5xx, a failed connection), waiting what the server's `Retry-After` asks (up to
+   * a minute) or backing off (~0.5 s, 1 s, 2 s … 8 s). Default 2, as tollgate's own adapters.
+   * A stream is retried only until it starts. 0: never retried.
+   */
+  maxRetries?: number | undefined;
+}
+
+/** Refuses unknown option keys (with a did-you-mean) and values of the wrong kind. */
+function checkOptions(options: unknown): asserts options is FromAISDKOptions {
+  checkKeys("fromAISDK", options, ["name", "maxRetries"], { retries: "maxRetries" });
+  const { name, maxRetries } = options as Record<string, unknown>;
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    throw new TypeError(`fromAISDK: \`name\` must be a non-empty string, got ${kindOf(name)}`);
+  }
+  if (
+    maxRetries !== undefined &&
+    !(Number.isSafeInteger(maxRetries) && (maxRetries as number) >= 0)
+  ) {
+    throw new TypeError(
+      `fromAISDK: \`maxRetries\` must be a whole number >= 0, got ${typeof maxRetries === "number" ? maxRetries : kindOf(maxRetries)}`,
+    );
+  }
 }
 
 /** Refuses anything that is not an AI SDK language model, V4 or V3, with what to give instead. */
@@ -44,8 +70,11 @@ const failure = (name: string, error: unknown, signal: AbortSignal | undefined):
  * calls' args are JSON text in tollgate and a JSON value in the AI SDK's prompt; a reasoning
  * part's provider metadata is kept as its `signature`), structured output's native mode maps to
  * `responseFormat`, and what the model throws or streams as an error is a `ProviderError` with
- * the `APICallError`'s status, body and `isRetryable`. The AI SDK's retries are `generateText`'s,
- * not the model's: a failed call is not tried again here.
+ * the `APICallError`'s status, body and `isRetryable` (and nothing of the request: no `cause`,
+ * and anything shaped like an API key redacted). A stream the model did not finish (its finish
+ * reason "interrupted" or "error") is a `ProviderError`, never a partial answer. The AI SDK's
+ * own retries are `generateText`'s, which the loop does not use, so a retryable failure is
+ * tried again here (`maxRetries`, with the native adapters' backoff and `Retry-After`).
  *
  * @example
  * import { openai } from "@ai-sdk/openai";
@@ -53,13 +82,9 @@ const failure = (name: string, error: unknown, signal: AbortSignal | undefined):
  */
 export function fromAISDK(model: AISDKLanguageModel, options: FromAISDKOptions = {}): Provider {
   checkModel(model);
-  if (
-    !isPlainObject(options) ||
-    (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
-  ) {
-    throw new TypeError("fromAISDK: options must be { name?: a non-empty string }");
-  }
+  checkOptions(options);
   const name = options.name ?? model.provider;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const version = model.specificationVersion;
   return defineProvider({
     name,
@@ -67,19 +92,18 @@ export function fromAISDK(model: AISDKLanguageModel, options: FromAISDKOptions =
     supportsNativeOutput: true,
     generate: async (request, { signal }) => {
       const call = callOptions(name, version, request, signal);
-      let result: unknown;
-      try {
-        result = await model.doGenerate(call as never);
-      } catch (error) {
-        throw failure(name, error, signal);
-      }
+      const result = await withRetries(name, maxRetries, signal, async () =>
+        model.doGenerate(call as never),
+      );
       return responseOf(name, result);
     },
     stream: async function* (request, { signal }): AsyncGenerator<ModelStreamPart> {
       const call = callOptions(name, version, request, signal);
       let reader: ReadableStreamDefaultReader<unknown>;
       try {
-        const result = await model.doStream(call as never);
+        const result = await withRetries(name, maxRetries, signal, async () =>
+          model.doStream(call as never),
+        );
         const stream = isPlainObject(result) ? result.stream : undefined;
         if (!(stream instanceof ReadableStream)) {
           throw unreadable(

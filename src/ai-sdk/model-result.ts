@@ -16,22 +16,54 @@ export const unreadable = (provider: string, what: string, value: unknown): Prov
     provider,
   });
 
-const FINISH: Record<string, FinishReason> = {
+/**
+ * Every unified finish reason of the V4 specification (`@ai-sdk/provider`'s
+ * `LanguageModelV4FinishReason`; V3 has the same but "interrupted"), mapped deliberately: the
+ * five that mean "the model finished" map to tollgate's own; "error" and "interrupted" mean it
+ * did not, and are a `ProviderError` (see `unfinished`), never an answer.
+ */
+const FINISH: Record<string, FinishReason | "unfinished"> = {
   stop: "stop",
   length: "length",
   "content-filter": "content-filter",
   "tool-calls": "tool-calls",
-  error: "error",
   other: "other",
-  // The stream ended without the provider saying it was done: the answer may be cut.
-  interrupted: "other",
+  error: "unfinished",
+  interrupted: "unfinished",
 };
 
-/** The AI SDK's finish reason (`{ unified, raw }`, or a plain string as older models send it). */
+/**
+ * The `ProviderError` for an answer the model did not finish. "interrupted": the stream ended
+ * without the provider's completion signal (no finish_reason, no [DONE], no message_stop: the
+ * connection was cut, or the body was not the event stream it should be), retryable, as the
+ * native adapters' truncated stream is. "error": the model said it stopped because of an error.
+ */
+function unfinished(provider: string, unified: string, raw: unknown): ProviderError {
+  const said =
+    typeof raw === "string" && raw !== "" ? ` (raw finish reason ${shortForm(raw)})` : "";
+  return unified === "interrupted"
+    ? new ProviderError(
+        `AI SDK model "${provider}": the stream ended before the model finished${said}: the response is incomplete (the connection was cut, or the server did not send the event stream it should)`,
+        { retryable: true, provider },
+      )
+    : new ProviderError(
+        `AI SDK model "${provider}" stopped because of an error${said}: the response is not an answer`,
+        { retryable: false, provider },
+      );
+}
+
+/**
+ * The AI SDK's finish reason (`{ unified, raw }`, or a plain string as older models send it).
+ * "error" and "interrupted" throw a `ProviderError`: the partial text is not an answer.
+ */
 export function finishReasonOf(provider: string, reason: unknown): FinishReason {
   const unified = isPlainObject(reason) ? reason.unified : reason;
-  const mapped = typeof unified === "string" ? FINISH[unified] : undefined;
+  const mapped =
+    typeof unified === "string" && Object.hasOwn(FINISH, unified) ? FINISH[unified] : undefined;
   if (mapped === undefined) throw unreadable(provider, "an unknown finish reason", reason);
+  if (mapped === "unfinished") {
+    throw unfinished(provider, unified as string, isPlainObject(reason) ? reason.raw : undefined);
+  }
   return mapped;
 }
 
