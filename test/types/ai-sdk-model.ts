@@ -28,6 +28,9 @@ fromAISDK(openai.chat("gpt-4o"));
 fromAISDK(openai.responses("gpt-4o"));
 fromAISDK(anthropic("claude-sonnet-4-5"));
 fromAISDK(v3, { name: "mine" });
+fromAISDK(v4, { name: "mine", maxRetries: 0 });
+// @ts-expect-error a misspelt option is a type error too (and a TypeError at run time)
+fromAISDK(v4, { nmae: "mine" });
 
 // An older model (V2), a model id string, or an embedding model is not one.
 // @ts-expect-error V2 models are not supported
