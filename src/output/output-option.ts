@@ -82,9 +82,7 @@ export function resolveOutput(
     );
   }
   if (described !== undefined && typeof described !== "string") {
-    throw new TypeError(
-      `${where}: output.description must be a string, got ${kindOf(described)}`,
-    );
+    throw new TypeError(`${where}: output.description must be a string, got ${kindOf(described)}`);
   }
   const native = provider.supportsNativeOutput === true;
   const mode: OutputMode = asked ?? (native ? "native" : "tool");
