@@ -111,7 +111,9 @@ export async function mcpTools(
   try {
     current = await build(true);
   } catch (error) {
-    client.onclose = onclose;
+    // The handler the client had before, or none.
+    if (onclose === undefined) delete client.onclose;
+    else client.onclose = onclose;
     if (owned) await client.close().catch(() => {});
     throw error;
   }
