@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
+    "testing/arbitraries/index": "src/testing/arbitraries/index.ts",
+    "vitest/index": "src/vitest/index.ts",
     "file-store/index": "src/file-store/index.ts",
     "openai/index": "src/openai/index.ts",
     "anthropic/index": "src/anthropic/index.ts",
@@ -32,6 +34,9 @@ export default defineConfig({
     // The optional peers of tollgate/mcp and tollgate/otel: the user's own copies.
     /^@modelcontextprotocol\/sdk(\/.*)?$/,
     "@opentelemetry/api",
+    // The optional peers of tollgate/vitest and tollgate/testing/arbitraries.
+    "vitest",
+    "fast-check",
     /^node:/,
   ],
 });

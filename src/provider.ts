@@ -60,6 +60,10 @@ export type ModelStreamPart =
 /** Options for one provider call. */
 export interface ProviderCallOptions {
   signal?: AbortSignal;
+  /** The run this call belongs to (a resumed run keeps its id): fakes and cassettes count per run. */
+  runId?: string;
+  /** The 0-based step of that run. */
+  step?: number;
 }
 
 /**

@@ -102,7 +102,7 @@ async function response<Deps>(
   step: number,
   signal: AbortSignal,
 ): Promise<ModelResponse> {
-  const options = { signal };
+  const options = { signal, runId: run.runId, step };
   const assembler = new ResponseAssembler(provider.name);
   const outputOf = run.output && run.listening ? outputDeltas(run.output) : undefined;
   const emitDeltas = (part: ModelStreamPart) => {

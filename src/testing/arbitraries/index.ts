@@ -1,0 +1,2 @@
+/** `tollgate/testing/arbitraries`: under construction (issue 14). */
+export {};

@@ -1,0 +1,2 @@
+/** `tollgate/vitest`: under construction (issue 14). */
+export {};
