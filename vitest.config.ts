@@ -27,7 +27,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["test/**/*.test.ts"],
+    // examples/*.test.ts are the README's complete test files: they run with the suite.
+    include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
   },
 });

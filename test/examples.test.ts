@@ -17,9 +17,11 @@ import { aiSdkSkipReason } from "./support/ai-sdk-peers.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const examplesDir = join(root, "examples");
-const examples = readdirSync(examplesDir)
+const exampleFiles = readdirSync(examplesDir)
   .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
   .sort();
+/** The examples run here; a `*.test.ts` example is a test file, which vitest runs with the suite (vitest.config.ts). */
+const examples = exampleFiles.filter((file) => !file.endsWith(".test.ts"));
 /** ai-sdk-model.ts loads the AI SDK, a bench peer (bench/peers.ts): without it, it is skipped and says so. */
 const skipAiSdk = aiSdkSkipReason("examples/ai-sdk-model.ts") !== "";
 const runnable = examples.filter((file) => !(skipAiSdk && file === "ai-sdk-model.ts"));
@@ -367,7 +369,7 @@ function readmeSnippets(): { file: string; code: string }[] {
   let file: string | undefined;
   for (const [index, text] of readme.split(/^```/m).entries()) {
     if (index % 2 === 0) {
-      file = /\(examples\/([\w-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
+      file = /\(examples\/([\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
     } else if (text.startsWith("ts\n")) {
       snippets.push({ file: file ?? "(no example linked)", code: text.slice(3) });
     }
@@ -387,7 +389,7 @@ describe("README", () => {
   it.each(snippets.map((snippet, index) => [index, snippet.file, snippet.code] as const))(
     "snippet %i is an excerpt of %s",
     (_, file, code) => {
-      expect(examples).toContain(file);
+      expect(exampleFiles).toContain(file);
       const source = readFileSync(join(examplesDir, file), "utf8")
         .split("\n")
         .map((line) => line.trim());
