@@ -1,5 +1,6 @@
 import { defineProvider, type ModelStreamPart, type Provider, ProviderError } from "tollgate";
 import { DEFAULT_MAX_RETRIES } from "../http/transport.js";
+import { noNetworkRefusal } from "../util/no-network.js";
 import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
 import { callOptions } from "./call-options.js";
@@ -86,11 +87,17 @@ export function fromAISDK(model: AISDKLanguageModel, options: FromAISDKOptions =
   const name = options.name ?? model.provider;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const version = model.specificationVersion;
+  const offline = () => {
+    const refusal = noNetworkRefusal(`fromAISDK(${model.provider} ${model.modelId})`);
+    if (refusal !== undefined)
+      throw new ProviderError(refusal, { retryable: false, provider: name });
+  };
   return defineProvider({
     name,
     model: model.modelId,
     supportsNativeOutput: true,
     generate: async (request, { signal }) => {
+      offline();
       const call = callOptions(name, version, request, signal);
       const result = await withRetries(name, maxRetries, signal, async () =>
         model.doGenerate(call as never),
@@ -98,6 +105,7 @@ export function fromAISDK(model: AISDKLanguageModel, options: FromAISDKOptions =
       return responseOf(name, result);
     },
     stream: async function* (request, { signal }): AsyncGenerator<ModelStreamPart> {
+      offline();
       const call = callOptions(name, version, request, signal);
       let reader: ReadableStreamDefaultReader<unknown>;
       try {

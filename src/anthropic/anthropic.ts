@@ -32,6 +32,7 @@ export function anthropic(options: AnthropicOptions): Provider {
   const name = "anthropic";
   const transport = createTransport({
     provider: name,
+    adapter: "anthropic",
     baseURL: resolveBaseURL("anthropic", options.baseURL, ANTHROPIC_BASE_URL),
     headers: { "anthropic-version": ANTHROPIC_VERSION, ...options.headers },
     fetch: options.fetch,

@@ -36,6 +36,7 @@ export function gemini(options: GeminiOptions): Provider {
   const name = "gemini";
   const transport = createTransport({
     provider: name,
+    adapter: "gemini",
     baseURL: resolveBaseURL("gemini", options.baseURL, GEMINI_BASE_URL),
     headers: options.headers,
     fetch: options.fetch,

@@ -1,5 +1,6 @@
 import type { ModelSettings } from "tollgate";
 import { ProviderError } from "tollgate";
+import { noNetworkRefusal } from "../util/no-network.js";
 import {
   ANY_OBJECT,
   type AnswerShape,
@@ -62,6 +63,8 @@ export interface TransportConfig
   extends Pick<HttpProviderOptions, "headers" | "fetch" | "timeoutMs" | "maxRetries"> {
   /** The provider's name, used in error messages. */
   provider: string;
+  /** The adapter's function (`"openAIChat"`), named when `noNetwork()` refuses a request. Default: `provider`. */
+  adapter?: string | undefined;
   /** An absolute http(s) URL, checked by `checkBaseURL`; it may have a query. */
   baseURL: string;
   auth: TransportAuth;
@@ -168,6 +171,8 @@ export function createTransport(config: TransportConfig): Transport {
 
   /** The request for `path`: its URL, its headers with the key, and what its errors may name. */
   function prepare(path: string, body: unknown): Prepared {
+    const refusal = noNetworkRefusal(config.adapter ?? provider);
+    if (refusal !== undefined) throw new ProviderError(refusal, { retryable: false, provider });
     const key = auth.apiKey ?? firstEnv(auth.env);
     if (key === undefined && auth.required) {
       throw new ProviderError(

@@ -40,7 +40,7 @@ export function openAIChat(options: OpenAIChatOptions): Provider {
   });
   const name = options.name ?? "openai";
   const baseURL = openAIBaseURL(options, "openAIChat");
-  const transport = openAITransport(options, name, baseURL);
+  const transport = openAITransport(options, name, baseURL, "openAIChat");
   const maxTokensParam =
     options.maxTokensParam ??
     (baseURL.startsWith(OPENAI_BASE_URL) ? "max_completion_tokens" : "max_tokens");

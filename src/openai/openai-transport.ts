@@ -44,6 +44,7 @@ export function openAITransport(
   options: OpenAIOptions,
   provider: string,
   baseURL: string,
+  adapter: "openAIChat" | "openAIResponses",
 ): Transport {
   const { headers, fetch, timeoutMs, maxRetries } = options;
   return createTransport({
@@ -52,6 +53,7 @@ export function openAITransport(
     timeoutMs,
     maxRetries,
     provider,
+    adapter,
     baseURL,
     auth: {
       apiKey: options.apiKey,

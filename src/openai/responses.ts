@@ -28,7 +28,12 @@ export type OpenAIResponsesOptions = OpenAIOptions;
 export function openAIResponses(options: OpenAIResponsesOptions): Provider {
   checkOpenAIOptions("openAIResponses", options);
   const name = options.name ?? "openai";
-  const transport = openAITransport(options, name, openAIBaseURL(options, "openAIResponses"));
+  const transport = openAITransport(
+    options,
+    name,
+    openAIBaseURL(options, "openAIResponses"),
+    "openAIResponses",
+  );
   const body = (request: ModelRequest, stream: boolean) =>
     responsesBody(options.model, withDefaultSettings(request, options.settings), stream, name);
   return defineProvider({

@@ -1,0 +1,107 @@
+import type { Json } from "./cassette-json.js";
+
+/** What replaces a redacted value in a cassette. */
+export const REDACTED = "[redacted]";
+
+/** Key names (lower case, no `-` or `_`) whose values are credentials wherever they appear. */
+const SECRET_NAMES = new Set([
+  "apikey",
+  "xapikey",
+  "authorization",
+  "proxyauthorization",
+  "auth",
+  "token",
+  "bearer",
+  "password",
+  "passwd",
+  "secret",
+  "cookie",
+  "setcookie",
+  "credentials",
+  "privatekey",
+]);
+const SECRET_ENDINGS = [
+  "apikey",
+  "secret",
+  "password",
+  "accesstoken",
+  "authtoken",
+  "refreshtoken",
+  "sessiontoken",
+  "idtoken",
+  "privatekey",
+];
+
+/** Whether a key's value is a credential by its name (`apiKey`, `x-api-key`, `Authorization`, `access_token`…). */
+export function isSecretKey(key: string): boolean {
+  const name = key.toLowerCase().replace(/[-_]/g, "");
+  return SECRET_NAMES.has(name) || SECRET_ENDINGS.some((end) => name.endsWith(end));
+}
+
+/** Credentials by their shape, wherever they appear in a text. */
+const KEY_SHAPES: readonly RegExp[] = [
+  /\b(?:sk|pk|rk)[-_][A-Za-z0-9_*.-]{8,}/g, // OpenAI, Anthropic and the many keys written alike
+  /\bAIza[0-9A-Za-z_-]{20,}/g, // Google
+  /\b(?:gsk|hf|ghp|gho|ghs|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{8,}/g,
+  /\bxai-[A-Za-z0-9_-]{8,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
+  /(?<=\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/g, // a token after an auth scheme
+];
+
+/** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
+export const redactShapes = (text: string): string =>
+  KEY_SHAPES.reduce((out, shape) => out.replace(shape, REDACTED), text);
+
+/**
+ * Checks `redact` paths: dot-separated keys, `*` for any key or index, e.g.
+ * `"settings.user"`, `"messages.*.content"`, `"tools.*.description"`.
+ */
+export function checkRedactPaths(where: string, paths: unknown): string[][] {
+  if (paths === undefined) return [];
+  if (!Array.isArray(paths) || paths.some((path) => typeof path !== "string" || path === "")) {
+    throw new TypeError(
+      `${where}: \`redact\` must be an array of paths such as "settings.user" or "messages.*.content"`,
+    );
+  }
+  return paths.map((path: string) => path.split("."));
+}
+
+/**
+ * A copy of `value` with credentials replaced by `[redacted]`: every value under a key named
+ * like a credential, every text shaped like a key, each value at one of `paths`, and (in a
+ * request) every value of `settings.headers`.
+ */
+export function redactJson(value: Json, paths: readonly string[][], request: boolean): Json {
+  let out = scrub(value);
+  for (const path of paths) out = atPath(out, path);
+  if (request) out = atPath(out, ["settings", "headers", "*"]);
+  return out;
+}
+
+function scrub(value: Json): Json {
+  if (typeof value === "string") return redactShapes(value);
+  if (Array.isArray(value)) return value.map(scrub);
+  if (value === null || typeof value !== "object") return value;
+  const out: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = isSecretKey(key) && item !== null ? REDACTED : scrub(item);
+  }
+  return out;
+}
+
+/** `value` with what `path` reaches replaced by `[redacted]` (paths that reach nothing are fine). */
+function atPath(value: Json, path: readonly string[]): Json {
+  if (path.length === 0) return REDACTED;
+  if (value === null || typeof value !== "object") return value;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (Array.isArray(value)) {
+    return value.map((item, index) =>
+      head === "*" || head === String(index) ? atPath(item, rest) : item,
+    );
+  }
+  const out: { [key: string]: Json } = { ...value };
+  for (const key of Object.keys(out)) {
+    if (head === "*" || head === key) out[key] = atPath(out[key] as Json, rest);
+  }
+  return out;
+}
