@@ -1,4 +1,4 @@
-import { AgentLoop, type ModelStreamPart, TollgateError } from "tollgate";
+import { AgentLoop, jsonSchema, type ModelStreamPart, TollgateError, tool } from "tollgate";
 import { functionProvider, scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 
@@ -41,14 +41,16 @@ describe("scriptedProvider", () => {
     const loop = new AgentLoop({ provider, maxRetries: 5 });
     const error = await loop.run("go").catch((e) => e);
     expect(error).toBeInstanceOf(TollgateError);
-    expect(error.message).toMatch(/called for step 1 .*but the script has only 1 turn/);
+    expect(error.message).toMatch(
+      /called for step 1 of run \S+ \(the provider's call #2\), but the script has only 1 turn/,
+    );
   });
 
   it("assertComplete() fails on leftover turns and passes when all were used", async () => {
     const provider = scriptedProvider([{ text: "a" }, { text: "b" }]);
     await new AgentLoop({ provider }).run("go");
     expect(() => provider.assertComplete()).toThrow(
-      /1 of 2 turn\(s\) were not used \(the next one was for step 1\)/,
+      /1 of 2 turn\(s\) were not used \(the next one was turn #2\)/,
     );
     await new AgentLoop({ provider }).run("again");
     expect(() => provider.assertComplete()).not.toThrow();
@@ -164,5 +166,94 @@ describe("functionProvider", () => {
       },
     }).run("go");
     expect(deltas).toEqual(["abcd", "ef"]);
+  });
+});
+
+describe("fakes count steps per run", () => {
+  const none = jsonSchema({ type: "object", properties: {} });
+  const ping = tool({ name: "ping", description: "p", input: none, execute: () => "pong" });
+  const approved = tool({
+    name: "send",
+    description: "needs a human",
+    input: none,
+    needsApproval: true,
+    execute: () => "sent",
+  });
+
+  it("a scriptedProvider reused for two runs keeps consuming its script, with each run's own steps in ids and messages", async () => {
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: "ping" }] },
+      { text: "first done" },
+      { toolCalls: [{ name: "ping" }] },
+    ]);
+    const loop = new AgentLoop({ provider, tools: [ping] });
+    const first = await loop.run("one");
+    const second = await loop.run("two").catch((e) => e);
+    expect(first.text).toBe("first done");
+    // The second run's step 0 took turn 3, and its call id counts from its own step 0.
+    expect(provider.remaining).toBe(0);
+    expect(first.steps[0]!.calls[0]!.toolCallId).toBe("call_0_0");
+    expect(second).toBeInstanceOf(TollgateError);
+    expect(second.message).toMatch(/called for step 1 of run \S+ \(the provider's call #4\)/);
+  });
+
+  it("functionProvider's info.step is the run's step (0 at the start of each run); info.call counts every call", async () => {
+    const seen: Array<[string | undefined, number, number]> = [];
+    const provider = functionProvider((request, { runId, step, call }) => {
+      seen.push([runId, step, call]);
+      return request.messages.at(-1)!.role === "user"
+        ? { toolCalls: [{ name: "ping" }] }
+        : { text: "ok" };
+    });
+    const loop = new AgentLoop({ provider, tools: [ping] });
+    const a = await loop.run("a");
+    const b = await loop.run("b");
+    expect(seen).toEqual([
+      [a.state.runId, 0, 0],
+      [a.state.runId, 1, 1],
+      [b.state.runId, 0, 2],
+      [b.state.runId, 1, 3],
+    ]);
+    expect(a.state.runId).not.toBe(b.state.runId);
+    // Ids are per run: both runs' first call is call_0_0.
+    expect([a.steps[0]!.calls[0]!.toolCallId, b.steps[0]!.calls[0]!.toolCallId]).toEqual([
+      "call_0_0",
+      "call_0_0",
+    ]);
+  });
+
+  it("a paused-then-resumed run goes on counting its own steps", async () => {
+    const seen: Array<[string | undefined, number]> = [];
+    const provider = functionProvider((request, { runId, step }) => {
+      seen.push([runId, step]);
+      return request.messages.at(-1)!.role === "user"
+        ? { toolCalls: [{ name: "send" }] }
+        : { text: "done" };
+    });
+    const loop = new AgentLoop({ provider, tools: [approved], trustState: true });
+    const paused = await loop.run("go");
+    expect(paused.status).toBe("needs_approval");
+    const other = await new AgentLoop({ provider: functionProvider(() => ({ text: "x" })) }).run(
+      "x",
+    );
+    const resumed = await loop.resume(paused.state, { call_0_0: { approve: true } });
+    expect(resumed.status).toBe("completed");
+    expect(other.status).toBe("completed");
+    expect(seen).toEqual([
+      [paused.state.runId, 0],
+      [paused.state.runId, 1],
+    ]);
+    expect(resumed.text).toBe("done");
+  });
+
+  it("called outside a loop (no step given), ids and steps follow the provider's calls", async () => {
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: "a" }] },
+      { toolCalls: [{ name: "a" }] },
+    ]);
+    const first = await provider.generate({ messages: [], tools: [] }, {});
+    const second = await provider.generate({ messages: [], tools: [] }, { step: 7, runId: "r" });
+    expect(first.parts[0]).toMatchObject({ id: "call_0_0" });
+    expect(second.parts[0]).toMatchObject({ id: "call_7_0" });
   });
 });

@@ -1,15 +1,32 @@
-import type { ModelRequest, ModelResponse, Provider } from "tollgate";
+import type { ModelRequest, ModelResponse, Provider, ProviderCallOptions } from "tollgate";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 import { chunkedParts, toResponse } from "./turn.js";
 
-/** Answers one request; `step` counts the provider's calls from 0. */
+/** Where one model call sits: the run's own step, the run, and the provider's call count. */
+export interface FakeCall {
+  /**
+   * The 0-based step of the run this call belongs to (`ProviderCallOptions.step`; a resumed
+   * run goes on counting its own steps). Called outside a loop without a step, it is `call`.
+   */
+  step: number;
+  /** The run's id (`ProviderCallOptions.runId`), when the loop gave one. */
+  runId: string | undefined;
+  /** How many times this provider was called before, over every run (0 for the first call). */
+  call: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Answers one request. */
 export type FakeAnswer = (
   request: ModelRequest,
-  step: number,
-  signal: AbortSignal | undefined,
+  call: FakeCall,
 ) => Promise<TurnReply | ModelResponse>;
 
-/** The provider shell both fakes share: records requests, answers whole or streamed. */
+/**
+ * The provider shell the fakes share: records requests, answers whole or streamed. Generated
+ * tool-call ids are `call_<step>_<index>`, with the run's own step: unique within a run (a
+ * resumed one included) and the same every time the run is played.
+ */
 export function fakeProvider(
   options: FakeProviderOptions & { name: string; model: string },
   answer: FakeAnswer,
@@ -19,22 +36,24 @@ export function fakeProvider(
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new TypeError("fake provider: chunkSize must be a whole number >= 1");
   }
-  const respond = async (request: ModelRequest, signal: AbortSignal | undefined) => {
-    const step = requests.length;
+  const respond = async (request: ModelRequest, given: ProviderCallOptions | undefined) => {
+    const call = requests.length;
     requests.push(request);
+    const signal = given?.signal;
     signal?.throwIfAborted();
-    return toResponse(await answer(request, step, signal), step);
+    const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
+    return toResponse(await answer(request, { step, runId: given?.runId, call, signal }), step);
   };
   const provider: Provider & { requests: ModelRequest[]; supportsNativeOutput?: boolean } = {
     name: options.name,
     model: options.model,
     requests,
-    generate: (request, { signal }) => respond(request, signal),
+    generate: (request, given) => respond(request, given),
   };
   if (options.supportsNativeOutput === true) provider.supportsNativeOutput = true;
   if (options.stream) {
-    provider.stream = async function* (request, { signal }) {
-      yield* chunkedParts(await respond(request, signal), chunkSize);
+    provider.stream = async function* (request, given) {
+      yield* chunkedParts(await respond(request, given), chunkSize);
     };
   }
   return provider;

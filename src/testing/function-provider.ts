@@ -4,8 +4,16 @@ import type { FakeProviderOptions, TurnReply } from "./turn.js";
 
 /** What a function provider's function is told besides the request. */
 export interface FunctionProviderInfo {
-  /** How many times the provider was called before (0 for the first call). */
+  /**
+   * The 0-based step of the run being answered (a resumed run goes on counting its own steps),
+   * so one provider reused across runs sees step 0 at the start of each. Called outside a loop
+   * without a step, it is `call`.
+   */
   step: number;
+  /** The run's id, when the loop gave one (a resumed run keeps its id). */
+  runId: string | undefined;
+  /** How many times this provider was called before, over every run (0 for the first call). */
+  call: number;
   signal: AbortSignal | undefined;
 }
 
@@ -16,7 +24,8 @@ export interface FunctionProvider extends Provider {
 
 /**
  * A logic-driven fake model: the function gets each request and answers with a reply
- * (`{ text, toolCalls, ... }`) or a whole `ModelResponse`.
+ * (`{ text, toolCalls, ... }`) or a whole `ModelResponse`. Generated tool-call ids are
+ * `call_<step>_<index>`, with the run's own step.
  *
  * @example
  * const provider = functionProvider((request) =>
@@ -32,6 +41,6 @@ export function functionProvider(
   if (typeof respond !== "function") throw new TypeError("functionProvider: give a function");
   return fakeProvider(
     { ...options, name: options.name ?? "function", model: options.model ?? "function" },
-    async (request, step, signal) => respond(request, { step, signal }),
+    async (request, call) => respond(request, call),
   );
 }

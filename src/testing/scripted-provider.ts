@@ -15,7 +15,11 @@ export interface ScriptedProvider extends Provider {
 
 /**
  * A strict fake model: each call takes the next turn of the script. Running past the script
- * throws an error that names the step; `assertComplete()` fails on leftover turns.
+ * throws an error that names the run's step; `assertComplete()` fails on leftover turns.
+ *
+ * One provider may serve several runs (a run and its resume, or two runs in one test): the
+ * script is one queue, consumed in call order across them, while messages and generated ids
+ * (`call_<step>_<index>`) use each run's own step.
  *
  * @example
  * const provider = scriptedProvider([
@@ -32,10 +36,11 @@ export function scriptedProvider(
   let used = 0;
   const provider = fakeProvider(
     { ...options, name: options.name ?? "scripted", model: options.model ?? "scripted" },
-    async (request, step) => {
+    async (request, { step, runId, call }) => {
       if (used >= script.length) {
+        const run = runId === undefined ? "" : ` of run ${runId}`;
         throw new TollgateError(
-          `scriptedProvider: the model was called for step ${step} (its call #${step + 1}; steps count from 0 when one run uses the provider), but the script has only ${script.length} turn(s); add a turn or end the run sooner`,
+          `scriptedProvider: the model was called for step ${step}${run} (the provider's call #${call + 1}), but the script has only ${script.length} turn(s), all used; add a turn or end the run sooner`,
         );
       }
       return reply(script[used++]!, request);
@@ -54,7 +59,7 @@ export function scriptedProvider(
     assertComplete() {
       if (used < script.length) {
         throw new TollgateError(
-          `scriptedProvider: ${script.length - used} of ${script.length} turn(s) were not used (the next one was for step ${used})`,
+          `scriptedProvider: ${script.length - used} of ${script.length} turn(s) were not used (the next one was turn #${used + 1})`,
         );
       }
     },

@@ -47,8 +47,8 @@ export interface FakeProviderOptions {
   supportsNativeOutput?: boolean | undefined;
 }
 
-/** Turns a reply (or a whole response) into a response; ids are `call_<turn>_<n>` when not given. */
-export function toResponse(reply: TurnReply | ModelResponse, turn: number): ModelResponse {
+/** Turns a reply (or a whole response) into a response; ids are `call_<step>_<n>` when not given. */
+export function toResponse(reply: TurnReply | ModelResponse, step: number): ModelResponse {
   if ("parts" in reply && Array.isArray(reply.parts)) return reply;
   const { text, reasoning, toolCalls = [], usage } = reply as TurnReply;
   const parts: AssistantPart[] = [];
@@ -57,7 +57,7 @@ export function toResponse(reply: TurnReply | ModelResponse, turn: number): Mode
   toolCalls.forEach((call, index) => {
     parts.push({
       type: "tool-call",
-      id: call.id ?? `call_${turn}_${index}`,
+      id: call.id ?? `call_${step}_${index}`,
       name: call.name,
       args: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}),
     });
