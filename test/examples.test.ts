@@ -97,6 +97,13 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "testing-cassettes.ts": [
+    /^recorded: It is 21 °C in Oslo\.$/m,
+    /^the cassette holds the key: false$/m,
+    /^replayed: It is 21 °C in Oslo\.$/m,
+    /^drift: messages\[0\]\.content: expected "Weather in Oslo\?", got "Weather in Bergen\?"$/m,
+    /^guarded: openAIChat: a real model request while noNetwork\(\) is on$/m,
+  ],
   "providers.ts": [
     /^get_weather: allow$/m,
     /^local\/stub-1: It is 21 °C in Oslo\.$/m,
