@@ -1,3 +1,5 @@
+export type { AutoProvider, AutoProviderOptions } from "./auto-provider.js";
+export { autoProvider } from "./auto-provider.js";
 export type { CassetteMode, CassetteOptions } from "./cassette.js";
 export { cassette } from "./cassette.js";
 export type { Cassette, CassetteCall, CassetteProvider } from "./cassette-file.js";
