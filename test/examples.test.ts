@@ -97,6 +97,10 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "testing-auto.ts": [
+    /^Called 1 tool\(s\):\n- book_table: ok — table for \d, (inside|terrace)$/m,
+    /^same seed, same args: true$/m,
+  ],
   "testing-cassettes.ts": [
     /^recorded: It is 21 °C in Oslo\.$/m,
     /^the cassette holds the key: false$/m,
