@@ -1,3 +1,4 @@
+import { redactKeyShapes } from "../util/key-shapes.js";
 import type { Json } from "./cassette-json.js";
 
 /** What replaces a redacted value in a cassette. */
@@ -38,19 +39,8 @@ export function isSecretKey(key: string): boolean {
   return SECRET_NAMES.has(name) || SECRET_ENDINGS.some((end) => name.endsWith(end));
 }
 
-/** Credentials by their shape, wherever they appear in a text. */
-const KEY_SHAPES: readonly RegExp[] = [
-  /\b(?:sk|pk|rk)[-_][A-Za-z0-9_*.-]{8,}/g, // OpenAI, Anthropic and the many keys written alike
-  /\bAIza[0-9A-Za-z_-]{20,}/g, // Google
-  /\b(?:gsk|hf|ghp|gho|ghs|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{8,}/g,
-  /\bxai-[A-Za-z0-9_-]{8,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
-  /(?<=\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/g, // a token after an auth scheme
-];
-
 /** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
-export const redactShapes = (text: string): string =>
-  KEY_SHAPES.reduce((out, shape) => out.replace(shape, REDACTED), text);
+export const redactShapes = (text: string): string => redactKeyShapes(text);
 
 /**
  * Checks `redact` paths: dot-separated keys, `*` for any key or index, e.g.

@@ -1,14 +1,15 @@
 /**
- * Credentials by their shape: `fromAISDK` never sees the model's API key (the provider package
- * keeps it), so what a server echoes back ("Incorrect API key provided: sk-…") is scrubbed by
- * pattern only, best-effort. The native adapters know their key and scrub it exactly.
+ * Credentials by their shape, for text whose secrets are not known: `fromAISDK` never sees the
+ * model's API key (the provider package keeps it), so what a server echoes back ("Incorrect API
+ * key provided: sk-…") is scrubbed by pattern, best-effort; cassettes scrub what they write the
+ * same way. The native adapters know their key and scrub it exactly.
  */
 const KEY_SHAPES: readonly RegExp[] = [
   // OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), and the many keys written the same way.
   /\b(?:sk|pk|rk)[-_][A-Za-z0-9_*.-]{8,}/g,
   // Google (AIza…), Groq (gsk_…), xAI (xai-…), Hugging Face (hf_…), GitHub (ghp_…, github_pat_…).
   /\bAIza[0-9A-Za-z_-]{20,}/g,
-  /\b(?:gsk|hf|ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{8,}/g,
+  /\b(?:gsk|hf|ghp|gho|ghs|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{8,}/g,
   /\bxai-[A-Za-z0-9_-]{8,}/g,
   // AWS access key ids.
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
