@@ -1,0 +1,213 @@
+import type { RunResult } from "tollgate";
+import { type Decision, decisionsOf, formatDecisions } from "tollgate/testing";
+import type { MatcherState } from "vitest";
+
+/** What a tollgate matcher answers vitest. */
+interface MatcherResult {
+  pass: boolean;
+  message: () => string;
+  actual?: unknown;
+  expected?: unknown;
+}
+
+/** The run's decisions, or a `TypeError` from the matcher (with `.not` too: a non-result never passes). */
+function read(matcher: string, received: unknown): { result: RunResult; decisions: Decision[] } {
+  try {
+    return { result: received as RunResult, decisions: decisionsOf(received as RunResult) };
+  } catch (error) {
+    const problem = (error as Error).message.replace(/^decisionsOf: /, "");
+    throw new TypeError(`${matcher}: ${problem}`);
+  }
+}
+
+function toolName(matcher: string, name: unknown): string {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError(
+      `${matcher}: give the tool's name as a non-empty string, got ${String(name)}`,
+    );
+  }
+  return name;
+}
+
+/** The failure message: what was expected, then the run's decision table. */
+function explain(
+  state: MatcherState,
+  result: RunResult,
+  decisions: Decision[],
+  expected: string,
+  found: string,
+): () => string {
+  return () =>
+    `expected the run ${state.isNot ? "not " : ""}to ${expected}, but ${found}\n\n` +
+    `The run's decisions (status ${result.status}):\n${formatDecisions(decisions)}`;
+}
+
+const json = (value: unknown) => {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+/** `where` for messages: "at step 0" or "at steps 0, 2", or "nowhere". */
+const where = (rows: Decision[]) =>
+  rows.length === 0 ? "it did not" : `it did (step ${rows.map((d) => d.step).join(", ")})`;
+
+/**
+ * tollgate's vitest matchers over a `RunResult`, for `expect.extend(tollgateMatchers)`
+ * (`import "tollgate/vitest"` registers them for you). Each fails with the run's decision table.
+ */
+export const tollgateMatchers = {
+  /**
+   * The run ran tool `name` (the loop executed it), with args deep-equal to `args` when given
+   * (asymmetric matchers such as `expect.objectContaining` work).
+   */
+  toHaveCalledTool(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    ...rest: [args?: unknown]
+  ): MatcherResult {
+    const matcher = "toHaveCalledTool";
+    const tool = toolName(matcher, name);
+    const { result, decisions } = read(matcher, received);
+    const withArgs = rest.length > 0;
+    const args = rest[0];
+    const ran = decisions.filter((d) => d.ran && d.tool === tool);
+    const hits = withArgs ? ran.filter((d) => this.equals(d.args, args)) : ran;
+    const expected = withArgs ? `have run ${tool} with args ${json(args)}` : `have run ${tool}`;
+    let found = where(hits);
+    if (!this.isNot && hits.length === 0 && ran.length > 0) {
+      found = `it ran ${tool} only with ${ran.map((d) => json(d.args)).join(", ")}`;
+    } else if (!this.isNot && decisions.some((d) => d.tool === tool && !d.ran)) {
+      found = `${tool} was called and did not run`;
+    }
+    return {
+      pass: hits.length > 0,
+      message: explain(this, result, decisions, expected, found),
+      ...(withArgs ? { actual: ran.map((d) => d.args), expected: args } : {}),
+    };
+  },
+
+  /** A call to tool `name` was denied (by the policy, or refused by a human on resume). */
+  toHaveDenied(this: MatcherState, received: unknown, name: string): MatcherResult {
+    return verdictIs(this, "toHaveDenied", received, name, "deny", "denied");
+  },
+
+  /**
+   * The run paused on a call to tool `name`: waiting for approval (`pending`) or for a
+   * client-side tool's result (`external`), a sub-agent's calls included.
+   */
+  toHavePausedFor(this: MatcherState, received: unknown, name: string): MatcherResult {
+    const matcher = "toHavePausedFor";
+    const tool = toolName(matcher, name);
+    const { result, decisions } = read(matcher, received);
+    const waiting = [
+      ...(result.pending ?? []).map((p) => `${p.toolName} (approval)`),
+      ...(result.external ?? []).map((p) => `${p.toolName} (result)`),
+    ];
+    const pass = [...(result.pending ?? []), ...(result.external ?? [])].some(
+      (p) => p.toolName === tool,
+    );
+    const found =
+      waiting.length === 0
+        ? `it is ${result.status}, waiting for nothing`
+        : `it waits for ${waiting.join(", ")}`;
+    return {
+      pass,
+      message: explain(this, result, decisions, `have paused for ${tool}`, found),
+    };
+  },
+
+  /**
+   * A hook blocked a call to tool `name`; with `reason`, the block's message matches it (a
+   * RegExp, or a string it contains).
+   */
+  toHaveBlocked(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    reason?: RegExp | string,
+  ): MatcherResult {
+    const matcher = "toHaveBlocked";
+    if (reason !== undefined && typeof reason !== "string" && !(reason instanceof RegExp)) {
+      throw new TypeError(
+        `${matcher}: the reason must be a RegExp or a string, got ${json(reason)}`,
+      );
+    }
+    if (reason === undefined) return verdictIs(this, matcher, received, name, "block", "blocked");
+    const tool = toolName(matcher, name);
+    const { result, decisions } = read(matcher, received);
+    const blocked = decisions.filter((d) => d.verdict === "block" && d.tool === tool);
+    const matches = (text: string) =>
+      typeof reason === "string" ? text.includes(reason) : new RegExp(reason).test(text);
+    const hits = blocked.filter((d) => matches(d.reason ?? ""));
+    const shown = typeof reason === "string" ? json(reason) : String(reason);
+    let found = where(hits);
+    if (!this.isNot && hits.length === 0 && blocked.length > 0) {
+      found = `its blocks of ${tool} said ${blocked.map((d) => json(d.reason ?? "")).join(", ")}`;
+    }
+    return {
+      pass: hits.length > 0,
+      message: explain(this, result, decisions, `have blocked ${tool} with ${shown}`, found),
+    };
+  },
+
+  /** Exactly these tools ran (executed by the loop), in this order. */
+  toHaveRunTools(this: MatcherState, received: unknown, names: readonly string[]): MatcherResult {
+    const matcher = "toHaveRunTools";
+    if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) {
+      throw new TypeError(
+        `${matcher}: give the tools' names as an array of strings, got ${json(names)}`,
+      );
+    }
+    const { result, decisions } = read(matcher, received);
+    const ran = decisions.filter((d) => d.ran).map((d) => d.tool);
+    return {
+      pass: this.equals(ran, names),
+      message: explain(this, result, decisions, `have run ${json(names)}`, `it ran ${json(ran)}`),
+      actual: ran,
+      expected: names,
+    };
+  },
+};
+
+function verdictIs(
+  state: MatcherState,
+  matcher: string,
+  received: unknown,
+  name: unknown,
+  verdict: Decision["verdict"],
+  verb: string,
+): MatcherResult {
+  const tool = toolName(matcher, name);
+  const { result, decisions } = read(matcher, received);
+  const hits = decisions.filter((d) => d.verdict === verdict && d.tool === tool);
+  const calls = decisions.filter((d) => d.tool === tool);
+  let found = where(hits);
+  if (!state.isNot && hits.length === 0) {
+    found =
+      calls.length === 0
+        ? `the model never called ${tool}`
+        : `its calls to ${tool} were ${calls.map((d) => d.verdict).join(", ")}`;
+  }
+  return {
+    pass: hits.length > 0,
+    message: explain(state, result, decisions, `have ${verb} ${tool}`, found),
+  };
+}
+
+/** The matchers' signatures, as `expect(result)` and `expect.not` see them. */
+export interface TollgateMatchers<R = unknown> {
+  /** The run ran tool `name`, with args deep-equal to `args` when given (asymmetric matchers work). */
+  toHaveCalledTool(name: string, args?: unknown): R;
+  /** A call to tool `name` was denied (by the policy, or refused on resume). */
+  toHaveDenied(name: string): R;
+  /** The run paused on a call to tool `name`, for approval or for a client-side result. */
+  toHavePausedFor(name: string): R;
+  /** A hook blocked a call to tool `name`; its message matches `reason` (RegExp, or a string it contains). */
+  toHaveBlocked(name: string, reason?: RegExp | string): R;
+  /** Exactly these tools ran, in this order. */
+  toHaveRunTools(names: readonly string[]): R;
+}
