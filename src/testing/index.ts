@@ -15,8 +15,6 @@ export type {
 export { replayProvider } from "./cassette-replay.js";
 export type { Decision, FormatDecisionsOptions } from "./decisions.js";
 export { decisionsOf, formatDecisions } from "./decisions.js";
-export type { Decision, FormatDecisionsOptions } from "./decisions.js";
-export { decisionsOf, formatDecisions } from "./decisions.js";
 export type { FunctionProvider, FunctionProviderInfo } from "./function-provider.js";
 export { functionProvider } from "./function-provider.js";
 export type { NoNetwork } from "./no-network.js";
