@@ -45,6 +45,11 @@ const expectedOutput: Record<string, RegExp[]> = {
     /status completed after 6 steps/,
     /^usage: \d+ input \+ \d+ output = \d+ tokens$/m,
   ],
+  "testing-decisions.ts": [
+    /^0 +\| read_note +\| \{"path":"todo\.txt"\} \| allow +\| policy \|$/m,
+    /^0 +\| delete_note \| \{"path":"todo\.txt"\} \| needs-approval \| policy \| \(waits for approval\)$/m,
+    /^property held: no delete ran unapproved in 100 random scripts$/m,
+  ],
   "quickstart.ts": [/^It is 21 °C in Oslo\.$/m, /get_weather \{"city":"Oslo"\}: allow by default/],
   "tools.ts": [
     /add \(maxRetries 1\): \{"a":\{"type":"number"\},"b":\{"type":"number"\}\}/,
