@@ -6,7 +6,7 @@ import type { CallRecord, DecidedBy, RunResult, StepRecord, Verdict } from "toll
  * `args` are the call's final args (after hooks and a human's edit), or, when they never passed
  * (bad JSON, the schema, a tool not callable), the args text as the model sent it.
  */
-export interface Decision {
+export interface CallDecision {
   /** The step the call was made in (0-based, as `StepRecord.index`). */
   step: number;
   tool: string;
@@ -50,9 +50,9 @@ const statuses = new Set([
  * const result = await loop.run("Tidy up my notes");
  * for (const d of decisionsOf(result)) console.log(d.step, d.tool, d.verdict, d.by);
  */
-export function decisionsOf(result: RunResult<unknown>): Decision[] {
+export function decisionsOf(result: RunResult<unknown>): CallDecision[] {
   const steps = stepsOf(result, "decisionsOf");
-  const decisions: Decision[] = [];
+  const decisions: CallDecision[] = [];
   for (const step of steps) {
     for (const call of step.calls) decisions.push(decisionOf(step.index, call));
   }
@@ -104,8 +104,8 @@ function notARunResult(value: unknown): string | undefined {
   return undefined;
 }
 
-function decisionOf(step: number, call: CallRecord): Decision {
-  const decision: Decision = {
+function decisionOf(step: number, call: CallRecord): CallDecision {
+  const decision: CallDecision = {
     step,
     tool: call.toolName,
     args: "args" in call ? call.args : call.rawArgs,
@@ -149,7 +149,7 @@ export interface FormatDecisionsOptions {
  * console.log(formatDecisions(decisionsOf(result)));
  */
 export function formatDecisions(
-  decisions: readonly Decision[],
+  decisions: readonly CallDecision[],
   options: FormatDecisionsOptions = {},
 ): string {
   if (!Array.isArray(decisions)) {

@@ -13,7 +13,7 @@ export type {
   ReplayProvider,
 } from "./cassette-replay.js";
 export { replayProvider } from "./cassette-replay.js";
-export type { Decision, FormatDecisionsOptions } from "./decisions.js";
+export type { CallDecision, FormatDecisionsOptions } from "./decisions.js";
 export { decisionsOf, formatDecisions } from "./decisions.js";
 export type { FunctionProvider, FunctionProviderInfo } from "./function-provider.js";
 export { functionProvider } from "./function-provider.js";

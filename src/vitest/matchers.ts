@@ -1,5 +1,5 @@
 import type { RunResult } from "tollgate";
-import { type Decision, decisionsOf, formatDecisions } from "tollgate/testing";
+import { type CallDecision, decisionsOf, formatDecisions } from "tollgate/testing";
 import type { MatcherState } from "vitest";
 
 /** What a tollgate matcher answers vitest. */
@@ -11,7 +11,10 @@ interface MatcherResult {
 }
 
 /** The run's decisions, or a `TypeError` from the matcher (with `.not` too: a non-result never passes). */
-function read(matcher: string, received: unknown): { result: RunResult; decisions: Decision[] } {
+function read(
+  matcher: string,
+  received: unknown,
+): { result: RunResult; decisions: CallDecision[] } {
   try {
     return { result: received as RunResult, decisions: decisionsOf(received as RunResult) };
   } catch (error) {
@@ -33,7 +36,7 @@ function toolName(matcher: string, name: unknown): string {
 function explain(
   state: MatcherState,
   result: RunResult,
-  decisions: Decision[],
+  decisions: CallDecision[],
   expected: string,
   found: string,
 ): () => string {
@@ -51,7 +54,7 @@ const json = (value: unknown) => {
 };
 
 /** `where` for messages: "at step 0" or "at steps 0, 2", or "nowhere". */
-const where = (rows: Decision[]) =>
+const where = (rows: CallDecision[]) =>
   rows.length === 0 ? "it did not" : `it did (step ${rows.map((d) => d.step).join(", ")})`;
 
 /**
@@ -178,7 +181,7 @@ function verdictIs(
   matcher: string,
   received: unknown,
   name: unknown,
-  verdict: Decision["verdict"],
+  verdict: CallDecision["verdict"],
   verb: string,
 ): MatcherResult {
   const tool = toolName(matcher, name);
