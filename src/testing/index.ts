@@ -4,6 +4,7 @@ export type { CassetteMode, CassetteOptions } from "./cassette.js";
 export { cassette } from "./cassette.js";
 export type { Cassette, CassetteCall, CassetteProvider } from "./cassette-file.js";
 export { CassetteError } from "./cassette-file.js";
+export type { Json } from "./cassette-json.js";
 export type { RecordOptions } from "./cassette-record.js";
 export { recordProvider } from "./cassette-record.js";
 export type {
