@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import type { ModelResponse, ModelStreamPart } from "tollgate";
 import { TollgateError } from "tollgate";
 import { type Json, stableJson } from "./cassette-json.js";
+import { cassetteFiles } from "./file-system.js";
 
 /** What a cassette records of the provider, so a replay looks the same to the loop. */
 export interface CassetteProvider {
@@ -44,6 +43,7 @@ export class CassetteError extends TollgateError {
 
 /** Writes the cassette atomically (a temporary file, then a rename), creating its folder. */
 export function writeCassette(path: string, cassette: Cassette): void {
+  const { mkdirSync, dirname, writeFileSync, renameSync } = cassetteFiles();
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(temporary, stableJson(cassette as unknown as Json));
@@ -54,7 +54,7 @@ export function writeCassette(path: string, cassette: Cassette): void {
 export function readCassette(path: string): Cassette {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = cassetteFiles().readFileSync(path, "utf8");
   } catch (error) {
     throw new CassetteError(
       `cassette ${path} cannot be read (${(error as Error).message}); record it once by running the test with TOLLGATE_CASSETTES=record`,

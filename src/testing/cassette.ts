@@ -1,9 +1,9 @@
-import { existsSync } from "node:fs";
 import type { Provider } from "tollgate";
 import { shortForm } from "../util/policy-call.js";
 import { CassetteError } from "./cassette-file.js";
 import { type RecordOptions, recordProvider } from "./cassette-record.js";
 import { type ReplayOptions, replayProvider } from "./cassette-replay.js";
+import { cassetteFiles } from "./file-system.js";
 
 /** What `cassette()` does: record live, replay offline, or replay when the file exists and else record. */
 export type CassetteMode = "record" | "replay" | "auto";
@@ -37,7 +37,7 @@ export function cassette(real: Provider, path: string, options: CassetteOptions 
       `cassette: \`mode\` must be "record", "replay" or "auto", got ${shortForm(mode)}`,
     );
   }
-  const exists = typeof path === "string" && path !== "" && existsSync(path);
+  const exists = typeof path === "string" && path !== "" && cassetteFiles().existsSync(path);
   if (mode === "record" || (mode === "auto" && !exists)) {
     return recordProvider(real, path, redact === undefined ? {} : { redact });
   }

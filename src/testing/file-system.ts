@@ -1,0 +1,39 @@
+/** What cassettes use of `node:fs` and `node:path`. */
+export interface CassetteFiles {
+  existsSync(path: string): boolean;
+  mkdirSync(path: string, options: { recursive: true }): unknown;
+  readFileSync(path: string, encoding: "utf8"): string;
+  writeFileSync(path: string, text: string): void;
+  renameSync(from: string, to: string): void;
+  dirname(path: string): string;
+}
+
+let files: CassetteFiles | undefined;
+
+/**
+ * The file functions cassettes need, taken from the runtime on first use through
+ * `process.getBuiltinModule` (Node ≥ 20.16, Bun, Deno). `tollgate/testing` therefore imports no
+ * `node:` module, and its fakes run where there is no file system (workerd); only a cassette
+ * needs one, and says so when there is none.
+ */
+export function cassetteFiles(): CassetteFiles {
+  if (files) return files;
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => any } }).process
+    ?.getBuiltinModule;
+  const fs = typeof load === "function" ? load("node:fs") : undefined;
+  const path = typeof load === "function" ? load("node:path") : undefined;
+  if (!fs || !path) {
+    throw new TypeError(
+      "cassettes read and write files: this runtime has no node:fs through process.getBuiltinModule (Node 20.16 or later, Bun and Deno have it)",
+    );
+  }
+  files = {
+    existsSync: fs.existsSync,
+    mkdirSync: fs.mkdirSync,
+    readFileSync: fs.readFileSync,
+    writeFileSync: fs.writeFileSync,
+    renameSync: fs.renameSync,
+    dirname: path.dirname,
+  };
+  return files;
+}
