@@ -182,3 +182,10 @@ function parses(text: string): boolean {
     return false;
   }
 }
+
+describe("arbitraryTurns on an empty toolset", () => {
+  it("is a TypeError: scripts of unknown tools only would test nothing of the gate", () => {
+    expect(() => arbitraryTurns([])).toThrow(/arbitraryTurns: the toolset is empty/);
+    expect(() => arbitraryTurns([], { unknownTools: false })).toThrow(TypeError);
+  });
+});

@@ -490,3 +490,20 @@ describe("cassette(): the mode from TOLLGATE_CASSETTES", () => {
     expect(() => cassette(script(), path, { mode: "live" as never })).toThrow(/`mode` must be/);
   });
 });
+
+describe("cassette() replays only for the model it was recorded with", () => {
+  it("another model (or provider) is a CassetteError naming both", async () => {
+    const path = fresh();
+    const recorded = scriptedProvider([{ text: "hi" }], { name: "openai", model: "stub-1" });
+    await new AgentLoop({ provider: cassette(recorded, path, { mode: "record" }) }).run("hello");
+    const same = scriptedProvider([], { name: "openai", model: "stub-1" });
+    const result = await new AgentLoop({ provider: cassette(same, path, { mode: "replay" }) }).run(
+      "hello",
+    );
+    expect(result.text).toBe("hi");
+    const other = scriptedProvider([], { name: "openai", model: "stub-2" });
+    expect(() => cassette(other, path, { mode: "replay" })).toThrow(
+      /was recorded with openai stub-1, and this test replays it for openai stub-2; re-record it with TOLLGATE_CASSETTES=record/,
+    );
+  });
+});

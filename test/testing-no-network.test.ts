@@ -11,7 +11,7 @@ import { anthropic } from "tollgate/anthropic";
 import { gemini } from "tollgate/gemini";
 import { openAIChat, openAIResponses } from "tollgate/openai";
 import { noNetwork, recordProvider, replayProvider, scriptedProvider } from "tollgate/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
 
 let server: ReplayServer;
@@ -19,7 +19,10 @@ beforeAll(async () => {
   server = await startReplayServer(() => ({ status: 500, body: "{}" }));
 });
 afterAll(() => server.close());
-afterEach(() => noNetwork.off());
+afterEach(() => {
+  noNetwork.off();
+  vi.unstubAllEnvs();
+});
 
 /** An AI SDK language model (V3) that counts its calls; its answers are never reached here. */
 const aiSdkModel = () => {
@@ -79,7 +82,7 @@ describe("noNetwork()", () => {
         expect(error).toBeInstanceOf(ProviderError);
         expect((error as ProviderError).retryable).toBe(false);
         expect((error as Error).message).toBe(
-          `${name}: a real model request while noNetwork() is on, so nothing was sent. Test offline instead: replay a cassette (cassette(provider, "cassettes/<name>.json") from tollgate/testing), recorded once by running the test with TOLLGATE_CASSETTES=record, or use a fake (scriptedProvider, functionProvider)`,
+          `${name}: a real model request while noNetwork() is on, so nothing was sent. Test offline instead: replay a cassette (cassette(provider, "cassettes/<name>.json") from tollgate/testing), recorded once by running the test with TOLLGATE_CASSETTES=record (noNetwork() stays off while recording), or use a fake (scriptedProvider, functionProvider)`,
         );
       }
       expect(server.requests.length).toBe(before);
@@ -140,5 +143,19 @@ describe("noNetwork()", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("noNetwork() while recording cassettes", () => {
+  it("stays off under TOLLGATE_CASSETTES=record (the test means to reach the model), on otherwise", () => {
+    vi.stubEnv("TOLLGATE_CASSETTES", "record");
+    const off = noNetwork();
+    expect(noNetwork.isOn()).toBe(false);
+    off();
+    vi.stubEnv("TOLLGATE_CASSETTES", "replay");
+    const offAgain = noNetwork();
+    expect(noNetwork.isOn()).toBe(true);
+    offAgain();
+    expect(noNetwork.isOn()).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { AgentLoop, jsonSchema, type ModelStreamPart, TollgateError, tool } from "tollgate";
-import { functionProvider, scriptedProvider } from "tollgate/testing";
+import { autoProvider, functionProvider, scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 
 const collect = async (stream: AsyncIterable<ModelStreamPart>) => {
@@ -255,5 +255,19 @@ describe("fakes count steps per run", () => {
     const second = await provider.generate({ messages: [], tools: [] }, { step: 7, runId: "r" });
     expect(first.parts[0]).toMatchObject({ id: "call_0_0" });
     expect(second.parts[0]).toMatchObject({ id: "call_7_0" });
+  });
+});
+
+describe("the fakes check their options", () => {
+  it("an unknown option is a TypeError with a did-you-mean, for every fake", () => {
+    expect(() => scriptedProvider([], { strem: true } as never)).toThrow(
+      /scriptedProvider: unknown option `strem`; did you mean `stream`\?/,
+    );
+    expect(() => functionProvider(() => ({ text: "" }), { modle: "x" } as never)).toThrow(
+      /functionProvider: unknown option `modle`; did you mean `model`\?/,
+    );
+    expect(() => autoProvider({ sead: 2 } as never)).toThrow(
+      /autoProvider: unknown option `sead`; did you mean `seed`\?/,
+    );
   });
 });

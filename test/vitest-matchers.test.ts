@@ -221,3 +221,17 @@ describe("a value that is not a run result fails every matcher, with .not too", 
     expect(() => expect(completed).toHaveDenied(undefined as never)).toThrow(/non-empty string/);
   });
 });
+
+describe("a tool name the run never offered is a TypeError, so a typo cannot pass", () => {
+  it("with .not and without, for every matcher that takes names", () => {
+    expect(() => expect(completed).not.toHaveCalledTool("delete_notes")).toThrow(
+      /toHaveCalledTool: the run never offered a tool named "delete_notes" nor was asked for one \(it offered: .*delete_note.*\); check the name/,
+    );
+    expect(() => expect(completed).not.toHaveDenied("delet_note")).toThrow(TypeError);
+    expect(() => expect(paused).not.toHavePausedFor("delete_nte")).toThrow(TypeError);
+    expect(() => expect(completed).not.toHaveBlocked("readnote")).toThrow(TypeError);
+    expect(() => expect(completed).not.toHaveRunTools(["read_notes"])).toThrow(TypeError);
+    // A tool offered but never called is a fair name for .not.
+    expect(completed).not.toHaveCalledTool("delete_note");
+  });
+});

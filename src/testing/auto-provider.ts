@@ -1,6 +1,6 @@
 import type { Message, ModelRequest, Provider, ToolResult, ToolSpec } from "tollgate";
 import { jsonSchema, TollgateError } from "tollgate";
-import { fakeProvider } from "./fake-provider.js";
+import { checkFakeOptions, fakeProvider } from "./fake-provider.js";
 import { SampleProblem, sampleSchema } from "./schema-sample.js";
 import { seededRandom } from "./seeded-random.js";
 import type { FakeProviderOptions, ScriptedToolCall, TurnReply } from "./turn.js";
@@ -38,6 +38,7 @@ export interface AutoProvider extends Provider {
  * const result = await new AgentLoop({ provider: autoProvider(), tools }).run("go");
  */
 export function autoProvider(options: AutoProviderOptions = {}): AutoProvider {
+  checkFakeOptions("autoProvider", options, ["seed", "calls", "finalAnswerTool"]);
   const { seed = 1, calls, finalAnswerTool = "final_answer", ...fake } = options;
   if (!Number.isSafeInteger(seed)) throw new TypeError("autoProvider: seed must be a whole number");
   if (calls !== undefined && (!Array.isArray(calls) || calls.some((c) => typeof c !== "string"))) {

@@ -47,7 +47,15 @@ export function cassette(real: Provider, path: string, options: CassetteOptions 
       path,
     );
   }
-  return replayProvider(path, match === undefined ? {} : { match });
+  const replay = replayProvider(path, match === undefined ? {} : { match });
+  // A cassette answers for the model it was recorded with: another one is a drift too.
+  if (replay.name !== real.name || replay.model !== real.model) {
+    throw new CassetteError(
+      `cassette ${path} was recorded with ${replay.name} ${replay.model}, and this test replays it for ${real.name} ${real.model}; re-record it with TOLLGATE_CASSETTES=record`,
+      path,
+    );
+  }
+  return replay;
 }
 
 /** The mode `TOLLGATE_CASSETTES` asks for; unset means replay (failing when the file is missing). */

@@ -1,4 +1,5 @@
 import type { ModelRequest, ModelResponse, Provider, ProviderCallOptions } from "tollgate";
+import { checkKeys } from "../util/option-keys.js";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 import { chunkedParts, toResponse } from "./turn.js";
 
@@ -57,4 +58,22 @@ export function fakeProvider(
     };
   }
   return provider;
+}
+
+/** Every option of the fakes; a `Record` over the keys so a new option cannot be left out. */
+const FAKE_OPTIONS: Record<keyof FakeProviderOptions, true> = {
+  stream: true,
+  chunkSize: true,
+  name: true,
+  model: true,
+  supportsNativeOutput: true,
+};
+
+/** Checks a fake's options: an unknown key (`strem`) is a `TypeError` with a did-you-mean. */
+export function checkFakeOptions(
+  where: string,
+  options: unknown,
+  more: readonly string[] = [],
+): void {
+  checkKeys(where, options, [...Object.keys(FAKE_OPTIONS), ...more]);
 }

@@ -1,5 +1,5 @@
 import type { ModelRequest, ModelResponse, Provider } from "tollgate";
-import { fakeProvider } from "./fake-provider.js";
+import { checkFakeOptions, fakeProvider } from "./fake-provider.js";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 
 /** What a function provider's function is told besides the request. */
@@ -38,6 +38,7 @@ export function functionProvider(
   ) => TurnReply | ModelResponse | Promise<TurnReply | ModelResponse>,
   options: FakeProviderOptions = {},
 ): FunctionProvider {
+  checkFakeOptions("functionProvider", options);
   if (typeof respond !== "function") throw new TypeError("functionProvider: give a function");
   return fakeProvider(
     { ...options, name: options.name ?? "function", model: options.model ?? "function" },

@@ -1,6 +1,6 @@
 import type { ModelRequest, ModelResponse, Provider } from "tollgate";
 import { TollgateError } from "tollgate";
-import { fakeProvider } from "./fake-provider.js";
+import { checkFakeOptions, fakeProvider } from "./fake-provider.js";
 import type { FakeProviderOptions, ScriptedTurn, TurnReply } from "./turn.js";
 
 /** A fake model that answers from a script, records every request, and fails loudly off-script. */
@@ -32,6 +32,7 @@ export function scriptedProvider(
   options: FakeProviderOptions = {},
 ): ScriptedProvider {
   if (!Array.isArray(turns)) throw new TypeError("scriptedProvider: give an array of turns");
+  checkFakeOptions("scriptedProvider", options);
   const script = turns.slice();
   let used = 0;
   const provider = fakeProvider(

@@ -21,5 +21,5 @@ export function setNoNetworkCount(count: number): void {
  */
 export function noNetworkRefusal(adapter: string): string | undefined {
   if (noNetworkCount() === 0) return undefined;
-  return `${adapter}: a real model request while noNetwork() is on, so nothing was sent. Test offline instead: replay a cassette (cassette(provider, "cassettes/<name>.json") from tollgate/testing), recorded once by running the test with TOLLGATE_CASSETTES=record, or use a fake (scriptedProvider, functionProvider)`;
+  return `${adapter}: a real model request while noNetwork() is on, so nothing was sent. Test offline instead: replay a cassette (cassette(provider, "cassettes/<name>.json") from tollgate/testing), recorded once by running the test with TOLLGATE_CASSETTES=record (noNetwork() stays off while recording), or use a fake (scriptedProvider, functionProvider)`;
 }

@@ -10,17 +10,34 @@ interface MatcherResult {
   expected?: unknown;
 }
 
-/** The run's decisions, or a `TypeError` from the matcher (with `.not` too: a non-result never passes). */
+/**
+ * The run's decisions, or a `TypeError` from the matcher (with `.not` too: a non-result never
+ * passes). A tool name the run never offered nor was asked for is a `TypeError` too, so a typo
+ * cannot make `.not.toHaveCalledTool("delete_files")` pass.
+ */
 function read(
   matcher: string,
   received: unknown,
+  tools: readonly string[] = [],
 ): { result: RunResult; decisions: CallDecision[] } {
+  let decisions: CallDecision[];
   try {
-    return { result: received as RunResult, decisions: decisionsOf(received as RunResult) };
+    decisions = decisionsOf(received as RunResult);
   } catch (error) {
     const problem = (error as Error).message.replace(/^decisionsOf: /, "");
     throw new TypeError(`${matcher}: ${problem}`);
   }
+  const result = received as RunResult;
+  const known = new Set(result.steps.flatMap((step) => step.tools));
+  for (const d of decisions) known.add(d.tool);
+  for (const p of [...(result.pending ?? []), ...(result.external ?? [])]) known.add(p.toolName);
+  const unknown = tools.find((tool) => !known.has(tool));
+  if (unknown !== undefined) {
+    throw new TypeError(
+      `${matcher}: the run never offered a tool named "${unknown}" nor was asked for one (it offered: ${[...known].join(", ") || "none"}); check the name`,
+    );
+  }
+  return { result, decisions };
 }
 
 function toolName(matcher: string, name: unknown): string {
@@ -74,7 +91,7 @@ export const tollgateMatchers = {
   ): MatcherResult {
     const matcher = "toHaveCalledTool";
     const tool = toolName(matcher, name);
-    const { result, decisions } = read(matcher, received);
+    const { result, decisions } = read(matcher, received, [tool]);
     const withArgs = rest.length > 0;
     const args = rest[0];
     const ran = decisions.filter((d) => d.ran && d.tool === tool);
@@ -105,7 +122,7 @@ export const tollgateMatchers = {
   toHavePausedFor(this: MatcherState, received: unknown, name: string): MatcherResult {
     const matcher = "toHavePausedFor";
     const tool = toolName(matcher, name);
-    const { result, decisions } = read(matcher, received);
+    const { result, decisions } = read(matcher, received, [tool]);
     const waiting = [
       ...(result.pending ?? []).map((p) => `${p.toolName} (approval)`),
       ...(result.external ?? []).map((p) => `${p.toolName} (result)`),
@@ -141,7 +158,7 @@ export const tollgateMatchers = {
     }
     if (reason === undefined) return verdictIs(this, matcher, received, name, "block", "blocked");
     const tool = toolName(matcher, name);
-    const { result, decisions } = read(matcher, received);
+    const { result, decisions } = read(matcher, received, [tool]);
     const blocked = decisions.filter((d) => d.verdict === "block" && d.tool === tool);
     const matches = (text: string) =>
       typeof reason === "string" ? text.includes(reason) : new RegExp(reason).test(text);
@@ -165,7 +182,7 @@ export const tollgateMatchers = {
         `${matcher}: give the tools' names as an array of strings, got ${json(names)}`,
       );
     }
-    const { result, decisions } = read(matcher, received);
+    const { result, decisions } = read(matcher, received, names);
     const ran = decisions.filter((d) => d.ran).map((d) => d.tool);
     return {
       pass: this.equals(ran, names),
@@ -185,7 +202,7 @@ function verdictIs(
   verb: string,
 ): MatcherResult {
   const tool = toolName(matcher, name);
-  const { result, decisions } = read(matcher, received);
+  const { result, decisions } = read(matcher, received, [tool]);
   const hits = decisions.filter((d) => d.verdict === verdict && d.tool === tool);
   const calls = decisions.filter((d) => d.tool === tool);
   let found = where(hits);

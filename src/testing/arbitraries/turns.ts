@@ -104,6 +104,11 @@ function readTools(tools: Iterable<ToolLike>): ToolLike[] {
     );
   }
   const list = [...tools];
+  if (list.length === 0) {
+    throw new TypeError(
+      "arbitraryTurns: the toolset is empty; give the tools your agent has (a model can only call unknown tools then)",
+    );
+  }
   for (const [at, t] of list.entries()) {
     const { name, inputSchema } = (t ?? {}) as Partial<ToolLike>;
     if (typeof name !== "string" || typeof inputSchema !== "object" || inputSchema === null) {
