@@ -81,7 +81,15 @@ export type {
   SubRunParent,
 } from "./state/run-state.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
-export type { RunLease, RunStore, RunStoreOptions } from "./state/run-store.js";
+export type {
+  FullRunStore,
+  ListPendingOptions,
+  PendingPage,
+  PendingRun,
+  RunLease,
+  RunStore,
+  RunStoreOptions,
+} from "./state/run-store.js";
 export { memoryRunStore } from "./state/run-store.js";
 export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
 export type {

@@ -10,16 +10,27 @@
  *   `release` reads the lease record and makes its one write (`withFileLock`); a lock left by a
  *   crashed process is broken once it is 10 s old (`STALE_LOCK_MS` in file-lock.ts).
  * - `claims/<name>`: one file per claimed state, created with O_EXCL.
+ * - `pending/<name>.json`: `{ runId, updatedAt }` for a run whose state may be paused, the index
+ *   `listPending` reads. `put` writes it before a paused state and removes it after any other,
+ *   so every paused state has one; `listPending` reads each run's state and skips a run that is
+ *   not paused (an entry left by a crash between the two writes).
  *
  * Every write is durable: temp file, fsync, rename over the target, fsync the folder.
  * @module
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { RunLease, RunState, RunStore, RunStoreOptions } from "tollgate";
+import type { FullRunStore, PendingRun, RunLease, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
-import { codeOf, createExclusive, syncFolder, writeFileDurably } from "./durable-file.js";
+import { type PendingEntry, pagedPending } from "../util/pending-page.js";
+import {
+  codeOf,
+  createExclusive,
+  removeFile,
+  syncFolder,
+  writeFileDurably,
+} from "./durable-file.js";
 import { withFileLock } from "./file-lock.js";
 import { fileNameOf } from "./file-names.js";
 
@@ -35,6 +46,7 @@ interface RunFiles {
   readonly state: string;
   readonly lease: string;
   readonly lock: string;
+  readonly pending: string;
 }
 
 /**
@@ -47,7 +59,7 @@ interface RunFiles {
  * @example
  * const loop = new AgentLoop({ provider, tools, store: fileRunStore("./runs") });
  */
-export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
+export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunStore {
   if (typeof dir !== "string" || dir === "") {
     throw new TypeError("fileRunStore: give a folder path");
   }
@@ -57,6 +69,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
     states: join(root, "states"),
     leases: join(root, "leases"),
     claims: join(root, "claims"),
+    pending: join(root, "pending"),
   };
   const ready = once(() => makeFolders(root, Object.values(folders)));
 
@@ -66,6 +79,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
       state: join(folders.states, `${name}.json`),
       lease: join(folders.leases, `${name}.json`),
       lock: join(folders.leases, `${name}.lock`),
+      pending: join(folders.pending, `${name}.json`),
     };
   };
 
@@ -117,7 +131,15 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
       const text = JSON.stringify(state);
       return underLock(runId, async (held, files, checkHeld) => {
         if (held?.token !== token) return false;
-        await writeFileDurably(files.state, text, checkHeld);
+        if (isPausedStatus(state.status)) {
+          const entry: PendingEntry = { runId, updatedAt: Date.now() };
+          await writeFileDurably(files.pending, JSON.stringify(entry), checkHeld);
+          await writeFileDurably(files.state, text, checkHeld);
+        } else {
+          await writeFileDurably(files.state, text, checkHeld);
+          // Not synced: an entry that comes back after a crash is skipped by listPending.
+          await removeFile(files.pending);
+        }
         return true;
       });
     },
@@ -134,6 +156,29 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): RunStore {
       if (!(await createExclusive(file, stateId))) return false;
       await syncFolder(folders.claims);
       return true;
+    },
+    async listPending(options) {
+      await ready();
+      const entries = await readPendingEntries(folders.pending);
+      return pagedPending("fileRunStore", entries, options, async ({ runId, updatedAt }) => {
+        const state = (await readJson(filesOf(runId).state)) as RunState | undefined;
+        return state?.runId === runId && isPausedStatus(state.status)
+          ? pendingRunOf(state, updatedAt)
+          : undefined;
+      });
+    },
+    async delete(runId) {
+      checkedId("delete", runId);
+      return underLock(runId, async (held, files, checkHeld) => {
+        if (held && held.expiresAt > Date.now()) return false;
+        // Raise the token first: an owner whose lease ran out can no longer write the run back.
+        if (held)
+          await writeLease(files.lease, { runId, token: held.token + 1, expiresAt: 0 }, checkHeld);
+        await removeFile(files.state);
+        await syncFolder(folders.states);
+        await removeFile(files.pending);
+        return true;
+      });
     },
   };
 }
@@ -154,6 +199,39 @@ async function readLease(file: string): Promise<LeaseRecord | undefined> {
     throw new Error(`fileRunStore: ${file} is not a lease record; was it edited by hand?`);
   }
   return { runId, token, expiresAt };
+}
+
+/** The entries of the pending index; an entry removed while it is read is left out. */
+async function readPendingEntries(folder: string): Promise<PendingEntry[]> {
+  const entries: PendingEntry[] = [];
+  for (const name of await readdir(folder)) {
+    if (!name.endsWith(".json")) continue;
+    const file = join(folder, name);
+    const entry = (await readJson(file)) as Partial<PendingEntry> | undefined;
+    if (entry === undefined) continue;
+    if (typeof entry.runId !== "string" || !Number.isFinite(entry.updatedAt)) {
+      throw new Error(`fileRunStore: ${file} is not a pending entry; was it edited by hand?`);
+    }
+    entries.push({ runId: entry.runId, updatedAt: entry.updatedAt as number });
+  }
+  return entries;
+}
+
+/** Whether a state's status is a pause (`needs_approval` or `needs_results`). */
+function isPausedStatus(status: unknown): boolean {
+  return status === "needs_approval" || status === "needs_results";
+}
+
+/** What `listPending` tells of a paused state. */
+function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
+  return {
+    runId: state.runId,
+    stateId: state.stateId,
+    status: state.status as PendingRun["status"],
+    pending: state.pending ?? [],
+    external: state.external ?? [],
+    updatedAt,
+  };
 }
 
 /** A file's JSON, or undefined when there is no such file. */

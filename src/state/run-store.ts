@@ -1,5 +1,7 @@
+import type { ExternalCall, PendingApproval } from "../step-record.js";
 import { leaseMsOf } from "../util/lease-ms.js";
-import type { RunState } from "./run-state.js";
+import { pagedPending } from "../util/pending-page.js";
+import { isPaused, type RunState } from "./run-state.js";
 
 /**
  * A process's hold on one run. While a lease is live no other process may run or resume that
@@ -17,7 +19,11 @@ export interface RunLease {
 /**
  * Where a loop keeps run states so that pauses and crashes survive the process, shared by
  * every process that runs the same agents. `acquire`, `renew`, `put` and `claim` must each be
- * atomic across those processes (the suite in test/support/store-conformance.ts checks a store).
+ * atomic across those processes (`runStoreConformance` in `tollgate/testing` checks a store).
+ *
+ * `listPending` and `delete` are for an approval inbox and for cleanup jobs: the loop never
+ * calls them, so a store without them still runs and resumes runs. tollgate's stores have both
+ * (their type is `FullRunStore`).
  */
 export interface RunStore {
   /** The latest state written for a run, if any. */
@@ -35,6 +41,53 @@ export interface RunStore {
   release(lease: RunLease): Promise<void>;
   /** Claims a state for resuming: true for the first caller, false for every later one. */
   claim(stateId: string): Promise<boolean>;
+  /**
+   * The runs whose latest state is paused (`needs_approval` or `needs_results`), oldest
+   * `updatedAt` first (ties by `runId`), one page at a time: pass the page's `cursor` back to
+   * get the next. A run whose state changes while you page may move to a later page or drop out;
+   * each page reflects the store as it is when asked.
+   */
+  listPending?(options?: ListPendingOptions): Promise<PendingPage>;
+  /**
+   * Removes a run's state and frees its lease: true once the run has no state (also when it had
+   * none), false while another process holds a live lease on it (then nothing changes: fail
+   * closed, a running run is never pulled from under its owner). The run's fencing token is kept
+   * and raised, so an owner whose lease had expired can never write the run back; claims are kept,
+   * so a state already resumed stays used up.
+   */
+  delete?(runId: string): Promise<boolean>;
+}
+
+/** A `RunStore` with `listPending` and `delete`, as tollgate's own stores are. */
+export type FullRunStore = Required<RunStore>;
+
+/** Options of `RunStore.listPending`. */
+export interface ListPendingOptions {
+  /** The most runs in one page: an integer from 1 to 1,000 (default 100). */
+  limit?: number;
+  /** The `cursor` of the previous page; absent for the first page. */
+  cursor?: string;
+}
+
+/** One page of `RunStore.listPending`. */
+export interface PendingPage {
+  runs: PendingRun[];
+  /** Present when more runs may follow: pass it as `cursor` to get them. */
+  cursor?: string;
+}
+
+/** A paused run, as an approval inbox shows it. */
+export interface PendingRun {
+  runId: string;
+  /** The paused state's id (what `resume` will claim). */
+  stateId: string;
+  status: "needs_approval" | "needs_results";
+  /** The calls waiting for a decision (the state's `pending`), each with its digest. */
+  pending: PendingApproval[];
+  /** The client-side calls waiting for their results (the state's `external`). */
+  external: ExternalCall[];
+  /** When the store wrote the state, in ms since the epoch. */
+  updatedAt: number;
 }
 
 /** The methods a `RunStore` must have, for the check the loop makes of its `store` option. */
@@ -50,9 +103,11 @@ export interface RunStoreOptions {
  * A `RunStore` in this process's memory: for tests, and for apps that pause and resume in
  * one process. States are stored as JSON text, so later changes to an object never leak in.
  */
-export function memoryRunStore(options?: RunStoreOptions): RunStore {
+export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
   const ttlMs = leaseMsOf("memoryRunStore", options);
   const states = new Map<string, string>();
+  /** The paused runs: their state's text and when it was written. */
+  const paused = new Map<string, { text: string; updatedAt: number }>();
   const leases = new Map<string, { token: number; expiresAt: number }>();
   const claimed = new Set<string>();
   const current = (lease: RunLease) => leases.get(lease.runId)?.token === lease.token;
@@ -76,7 +131,10 @@ export function memoryRunStore(options?: RunStoreOptions): RunStore {
     },
     async put(state, lease) {
       if (state.runId !== lease.runId || !current(lease)) return false;
-      states.set(state.runId, JSON.stringify(state));
+      const text = JSON.stringify(state);
+      states.set(state.runId, text);
+      if (isPaused(state.status)) paused.set(state.runId, { text, updatedAt: Date.now() });
+      else paused.delete(state.runId);
       return true;
     },
     async release(lease) {
@@ -87,5 +145,32 @@ export function memoryRunStore(options?: RunStoreOptions): RunStore {
       claimed.add(stateId);
       return true;
     },
+    async listPending(options) {
+      const entries = [...paused].map(([runId, { updatedAt }]) => ({ runId, updatedAt }));
+      return pagedPending("memoryRunStore", entries, options, async ({ runId, updatedAt }) => {
+        const text = paused.get(runId)?.text;
+        return text === undefined ? undefined : pendingRunOf(JSON.parse(text), updatedAt);
+      });
+    },
+    async delete(runId) {
+      const held = leases.get(runId);
+      if (held && held.expiresAt > Date.now()) return false;
+      if (held) leases.set(runId, { token: held.token + 1, expiresAt: 0 });
+      states.delete(runId);
+      paused.delete(runId);
+      return true;
+    },
+  };
+}
+
+/** What `listPending` tells of a paused state. */
+function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
+  return {
+    runId: state.runId,
+    stateId: state.stateId,
+    status: state.status as PendingRun["status"],
+    pending: state.pending ?? [],
+    external: state.external ?? [],
+    updatedAt,
   };
 }

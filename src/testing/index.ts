@@ -22,4 +22,10 @@ export type { NoNetwork } from "./no-network.js";
 export { noNetwork } from "./no-network.js";
 export type { ScriptedProvider } from "./scripted-provider.js";
 export { scriptedProvider } from "./scripted-provider.js";
+export type {
+  MakeRunStore,
+  StoreCheck,
+  StoreConformanceOptions,
+} from "./store-conformance.js";
+export { runStoreConformance } from "./store-conformance.js";
 export type { FakeProviderOptions, ScriptedToolCall, ScriptedTurn, TurnReply } from "./turn.js";

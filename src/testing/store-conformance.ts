@@ -1,0 +1,64 @@
+import type { RunStore, RunStoreOptions } from "tollgate";
+import { leaseChecks } from "./store-conformance-leases.js";
+import { pendingChecks } from "./store-conformance-pending.js";
+import type { CheckContext, StoreCheck } from "./store-conformance-support.js";
+
+export type { StoreCheck } from "./store-conformance-support.js";
+
+/**
+ * Makes a store to check. It must honour `leaseMs` when given (the expiry checks pass a short
+ * one). Each check makes its own store and uses ids of its own, so a factory may hand out stores
+ * that share one backend.
+ */
+export type MakeRunStore = (options?: RunStoreOptions) => RunStore | Promise<RunStore>;
+
+/** Options of `runStoreConformance`. */
+export interface StoreConformanceOptions {
+  /** The lease length (ms) of the expiry and renewal checks: room for a few store calls (default 300). */
+  shortLeaseMs?: number;
+  /** How many callers race in the concurrency checks (default 12). */
+  racers?: number;
+}
+
+/**
+ * The `RunStore` contract as a list of named async checks, for any store (tollgate's, or your
+ * own on Redis, Postgres, DynamoDB, ...): states, leases with fencing tokens, expiry, claims,
+ * races between callers, `listPending` and `delete`. Framework-agnostic: wrap each check in your
+ * test runner's test. A store without `listPending` or `delete` (the loop needs neither) fails
+ * the checks named `"listPending: …"` and `"delete: …"`; leave those out by name.
+ *
+ * @example
+ * for (const check of runStoreConformance((options) => myStore(options))) {
+ *   it(check.name, check.run);
+ * }
+ */
+export function runStoreConformance(
+  makeStore: MakeRunStore,
+  options: StoreConformanceOptions = {},
+): StoreCheck[] {
+  if (typeof makeStore !== "function") {
+    throw new TypeError("runStoreConformance: give a function that makes a store");
+  }
+  const shortLeaseMs = options.shortLeaseMs ?? 300;
+  const racers = options.racers ?? 12;
+  if (!Number.isFinite(shortLeaseMs) || shortLeaseMs <= 0) {
+    throw new TypeError("runStoreConformance: shortLeaseMs must be a positive number of ms");
+  }
+  if (!Number.isInteger(racers) || racers < 2) {
+    throw new TypeError("runStoreConformance: racers must be an integer of at least 2");
+  }
+  const made = async (storeOptions?: RunStoreOptions) => {
+    const store = await makeStore(storeOptions);
+    if (typeof store !== "object" || store === null) {
+      throw new Error("runStoreConformance: makeStore did not give a store");
+    }
+    return store;
+  };
+  const context: CheckContext = {
+    makeStore: () => made(),
+    shortLived: () => made({ leaseMs: shortLeaseMs }),
+    shortLeaseMs,
+    racers,
+  };
+  return [...leaseChecks(context), ...pendingChecks(context)];
+}

@@ -1,0 +1,71 @@
+/** Where one run sits in `listPending`'s order: oldest `updatedAt` first, ties by `runId`. */
+export interface PendingEntry {
+  readonly runId: string;
+  readonly updatedAt: number;
+}
+
+/** The default and the largest `limit` of `listPending`. */
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1_000;
+
+/**
+ * One page of `listPending` over a store's paused runs: checks the options, sorts `entries`,
+ * skips to just after the cursor, and reads runs in order with `read` (which answers undefined
+ * for a run that is no longer paused) until the page is full. The cursor names the last entry
+ * looked at, so a page never repeats one and never skips one that stays put.
+ */
+export async function pagedPending<Run>(
+  where: string,
+  entries: PendingEntry[],
+  options: { limit?: number; cursor?: string } | undefined,
+  read: (entry: PendingEntry) => Promise<Run | undefined>,
+): Promise<{ runs: Run[]; cursor?: string }> {
+  const limit = limitOf(where, options?.limit);
+  const after = options?.cursor === undefined ? undefined : cursorEntry(where, options.cursor);
+  const ordered = entries
+    .filter((entry) => after === undefined || compareEntries(entry, after) > 0)
+    .sort(compareEntries);
+  const runs: Run[] = [];
+  let index = 0;
+  while (index < ordered.length && runs.length < limit) {
+    const run = await read(ordered[index] as PendingEntry);
+    if (run !== undefined) runs.push(run);
+    index++;
+  }
+  if (index === ordered.length) return { runs };
+  const last = ordered[index - 1] as PendingEntry;
+  return { runs, cursor: JSON.stringify([last.updatedAt, last.runId]) };
+}
+
+function compareEntries(a: PendingEntry, b: PendingEntry): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt - b.updatedAt;
+  return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}
+
+function limitOf(where: string, limit: unknown): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIMIT) {
+    throw new TypeError(
+      `${where}.listPending: limit must be an integer from 1 to ${MAX_LIMIT}, not ${String(limit)}`,
+    );
+  }
+  return limit as number;
+}
+
+function cursorEntry(where: string, cursor: unknown): PendingEntry {
+  let parsed: unknown;
+  try {
+    parsed = typeof cursor === "string" ? JSON.parse(cursor) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 2 &&
+    Number.isFinite(parsed[0]) &&
+    typeof parsed[1] === "string"
+  ) {
+    return { updatedAt: parsed[0], runId: parsed[1] };
+  }
+  throw new TypeError(`${where}.listPending: the cursor must be one a page of this store gave`);
+}
