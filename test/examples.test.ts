@@ -102,6 +102,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "store-conformance.ts": [
+    /^refund-A-1 waits: refund \{"order":"A-1","amountEur":30\}\nrefund-B-2 waits: refund \{"order":"B-2","amountEur":90\}$/m,
+    /^deleted refund-B-2: true$/m,
+    /^still pending: refund-A-1 waits: refund \{"order":"A-1","amountEur":30\}$/m,
+    /^memoryRunStore: \d+ checks passed, 0 failed$/m,
+  ],
   "testing-auto.ts": [
     /^Called 1 tool\(s\):\n- book_table: ok — table for \d, (inside|terrace)$/m,
     /^same seed, same args: true$/m,
