@@ -13,6 +13,7 @@ export default defineConfig({
     "mcp/index": "src/mcp/index.ts",
     "ai-sdk/index": "src/ai-sdk/index.ts",
     "otel/index": "src/otel/index.ts",
+    "event-stream/index": "src/event-stream/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

@@ -104,6 +104,7 @@ export type {
 } from "./step-record.js";
 export type { StopCondition, StopContext, StoppedBy } from "./stop-conditions.js";
 export { hasToolCall, stepCountIs } from "./stop-conditions.js";
+export { type EventStreamOptions, toEventStream } from "./to-event-stream.js";
 export type { ToolAnnotations } from "./tool-annotations.js";
 export type {
   FormatToolError,

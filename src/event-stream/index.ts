@@ -1,0 +1,5 @@
+/**
+ * `tollgate/event-stream`: the browser side of `toEventStream`. Dependency-free and free of
+ * the loop, so a page's bundle stays small.
+ */
+export { EventStreamError, readEventStream } from "./read-event-stream.js";

@@ -1,0 +1,97 @@
+import type { LoopEvent } from "tollgate";
+import { readSSE, type SSEEvent } from "../http/sse.js";
+import { FRAME } from "../util/event-frames.js";
+
+/**
+ * The event stream could not be read: the server answered no event stream, a frame was
+ * malformed, the stream ended before the run did, or the run failed on the server (`message`
+ * is then the server's redacted text, and `serverError` is true).
+ */
+export class EventStreamError extends Error {
+  override readonly name = "EventStreamError";
+  /** Whether the server reported the run's failure (an `error` frame). */
+  readonly serverError: boolean;
+
+  constructor(message: string, serverError = false) {
+    super(message);
+    this.serverError = serverError;
+  }
+}
+
+/**
+ * Reads the events `toEventStream` sent, in order: the run's `LoopEvent`s as JSON data. It
+ * ends after the server's `end` frame; an `error` frame, a malformed frame, or a stream that
+ * stops before its `end` frame throws an `EventStreamError`. Stopping early (a `break`)
+ * cancels the body, which tells the server the client went away. Dependency-free: it runs in
+ * browsers and needs no loop.
+ *
+ * @example
+ * for await (const event of readEventStream(await fetch("/runs/42/events"))) {
+ *   if (event.type === "text-delta") output.append(event.text);
+ * }
+ */
+export async function* readEventStream(
+  source: Response | ReadableStream<Uint8Array>,
+): AsyncGenerator<LoopEvent> {
+  const body = bodyOf(source);
+  try {
+    for await (const frame of readSSE(body)) {
+      if (frame.event === FRAME.end) return;
+      if (frame.event === FRAME.error) {
+        throw new EventStreamError(serverMessage(frame), true);
+      }
+      yield parseEvent(frame);
+    }
+    throw new EventStreamError("the event stream ended before the run did (no end frame)");
+  } finally {
+    // Stopped early or failed (or done): cancel the body, so the server stops sending.
+    body.cancel().catch(() => {});
+  }
+}
+
+function bodyOf(source: Response | ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return source;
+  const response = source as Partial<Response> | null | undefined;
+  if (typeof response?.headers?.get !== "function" || !("body" in response)) {
+    throw new TypeError("readEventStream: expected a Response or a ReadableStream");
+  }
+  if (!response.ok) {
+    throw new EventStreamError(`the server answered ${response.status}, not an event stream`);
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("text/event-stream")) {
+    throw new EventStreamError(`expected content-type text/event-stream, got ${type || "none"}`);
+  }
+  if (!response.body) throw new EventStreamError("the response has no body");
+  return response.body;
+}
+
+/** One event frame, checked: JSON data of an object whose `type` is the frame's `event:`. */
+function parseEvent(frame: SSEEvent): LoopEvent {
+  const where = `frame ${frame.id ?? "without an id"}`;
+  if (frame.event === undefined) throw new EventStreamError(`${where} has no event: line`);
+  let event: unknown;
+  try {
+    event = JSON.parse(frame.data);
+  } catch {
+    throw new EventStreamError(`${where} (${frame.event}): its data is not JSON`);
+  }
+  if (
+    typeof event !== "object" ||
+    event === null ||
+    (event as { type?: unknown }).type !== frame.event
+  ) {
+    throw new EventStreamError(`${where} (${frame.event}): its data is not a ${frame.event} event`);
+  }
+  return event as LoopEvent;
+}
+
+function serverMessage(frame: SSEEvent): string {
+  try {
+    const message = (JSON.parse(frame.data) as { message?: unknown } | null)?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // Malformed: reported as below.
+  }
+  throw new EventStreamError("the server's error frame is malformed");
+}

@@ -1,0 +1,165 @@
+import type { LoopEvent } from "./events.js";
+import { FRAME } from "./util/event-frames.js";
+import { checkKeys, kindOf, shownValue } from "./util/option-keys.js";
+
+/** Options of `toEventStream`. */
+export interface EventStreamOptions {
+  /**
+   * Sends a `: keep-alive` comment this often (ms) while the run is quiet, so proxies and
+   * load balancers keep the connection open. `0` turns it off. Default 15000.
+   */
+  keepAliveMs?: number | undefined;
+  /**
+   * The message of the final `error` frame when the run throws (log the error here). What the
+   * browser sees is only this text: the default is "the run failed", never the error itself.
+   */
+  errorMessage?: ((error: unknown) => string) | undefined;
+  /** Headers added to the response (the SSE headers win over these). */
+  headers?: Record<string, string> | undefined;
+}
+
+const KEYS = ["keepAliveMs", "errorMessage", "headers"] as const;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_ERROR_MESSAGE = "the run failed";
+const WHERE = "toEventStream()";
+
+/**
+ * Turns a run's events (`loop.stream()`, `loop.resumeStream()`) into a web-standard `Response`
+ * of server-sent events, for Node 20+, Bun, Deno and edge handlers. Each event is one frame,
+ * `id: <n>`, `event: <type>`, `data: <json>`; the run's end is a last `end` frame, and a run
+ * that throws ends with an `error` frame carrying only `errorMessage(error)`. A `tool-error`
+ * event is sent without its `error` and `stack` (your bug's details stay on the server).
+ * When the client goes away the events' iterator is closed (`return()`), which abandons a
+ * `stream()` run at its next event; give the run the request's `signal` to stop it at once.
+ * Read it with `readEventStream` from `tollgate/event-stream`.
+ *
+ * @example
+ * export const GET = (request: Request) =>
+ *   toEventStream(loop.stream("Plan my day", { signal: request.signal }));
+ */
+export function toEventStream(
+  events: AsyncIterable<LoopEvent>,
+  options: EventStreamOptions = {},
+): Response {
+  checkKeys(`${WHERE} options`, options, KEYS);
+  const iterable = events as Partial<AsyncIterable<LoopEvent>> | null | undefined;
+  if (typeof iterable?.[Symbol.asyncIterator] !== "function") {
+    throw new TypeError(
+      `${WHERE}: expected the events of a run (an async iterable), got ${kindOf(events)}`,
+    );
+  }
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  if (typeof keepAliveMs !== "number" || !Number.isFinite(keepAliveMs) || keepAliveMs < 0) {
+    throw new TypeError(
+      `${WHERE}: keepAliveMs must be a number of ms (0 turns keep-alives off), got ${shownValue(keepAliveMs)}`,
+    );
+  }
+  const errorMessage = options.errorMessage;
+  if (errorMessage !== undefined && typeof errorMessage !== "function") {
+    throw new TypeError(`${WHERE}: errorMessage must be a function, got ${kindOf(errorMessage)}`);
+  }
+  const headers = new Headers(options.headers);
+  headers.set("content-type", "text/event-stream; charset=utf-8");
+  headers.set("cache-control", "no-cache, no-transform");
+  headers.set("x-accel-buffering", "no");
+
+  const encoder = new TextEncoder();
+  let iterator: AsyncIterator<LoopEvent> | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let open = true;
+  let id = 0;
+  const stop = () => {
+    open = false;
+    if (timer !== undefined) clearInterval(timer);
+  };
+  /** Closes the events' iterator without waiting: a pending `next()` would hold it up. */
+  const abandon = () => {
+    try {
+      Promise.resolve(iterator?.return?.()).catch(() => {});
+    } catch {
+      // The iterator's own return() failed: the run is left to end by itself.
+    }
+  };
+  const last = (controller: ReadableStreamDefaultController<Uint8Array>, frame: string) => {
+    stop();
+    controller.enqueue(encoder.encode(frame));
+    controller.close();
+  };
+  const failed = (error: unknown) =>
+    `event: ${FRAME.error}\ndata: ${JSON.stringify({ message: redacted(error, errorMessage) })}\n\n`;
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (keepAliveMs > 0) {
+        timer = setInterval(() => {
+          if (open) controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        }, keepAliveMs);
+      }
+    },
+    async pull(controller) {
+      let step: IteratorResult<LoopEvent>;
+      try {
+        iterator ??= iterable[Symbol.asyncIterator]!();
+        step = await iterator.next();
+      } catch (error) {
+        if (open) last(controller, failed(error));
+        return;
+      }
+      if (!open) return;
+      if (step.done) {
+        last(controller, `event: ${FRAME.end}\ndata: {}\n\n`);
+        return;
+      }
+      let frame: string;
+      try {
+        frame = `id: ${++id}\nevent: ${eventType(step.value)}\ndata: ${toJSON(step.value)}\n\n`;
+      } catch (error) {
+        abandon();
+        last(controller, failed(error));
+        return;
+      }
+      controller.enqueue(encoder.encode(frame));
+    },
+    cancel() {
+      stop();
+      abandon();
+    },
+  });
+  return new Response(body, { status: 200, headers });
+}
+
+/** The event's type, checked: it becomes the frame's `event:` line. */
+function eventType(event: unknown): string {
+  const type = (event as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !/^[a-z][a-z-]*$/.test(type)) {
+    throw new TypeError(`${WHERE}: expected a run's event, got ${kindOf(event)}`);
+  }
+  return type;
+}
+
+/** An event as JSON, with a tool's error and stack left out (a nested `sub-run` too). */
+function toJSON(event: LoopEvent): string {
+  const json = JSON.stringify(withoutErrors(event));
+  if (json === undefined) throw new TypeError(`${WHERE}: an event JSON cannot carry`);
+  return json;
+}
+
+function withoutErrors(event: LoopEvent): LoopEvent {
+  if (event.type === "tool-error") {
+    const { error: _error, stack: _stack, ...rest } = event;
+    return { ...rest, error: undefined };
+  }
+  if (event.type === "sub-run") return { ...event, event: withoutErrors(event.event) };
+  return event;
+}
+
+/** The error frame's message: the user's text, or the default when it fails or is no string. */
+function redacted(error: unknown, errorMessage: ((error: unknown) => string) | undefined): string {
+  if (!errorMessage) return DEFAULT_ERROR_MESSAGE;
+  try {
+    const message = errorMessage(error);
+    return typeof message === "string" ? message : DEFAULT_ERROR_MESSAGE;
+  } catch {
+    return DEFAULT_ERROR_MESSAGE;
+  }
+}
