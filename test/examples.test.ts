@@ -95,6 +95,11 @@ const expectedOutput: Record<string, RegExp[]> = {
     /read_page: deny by policy \(other\.example\.net is not on the allowlist\)/,
     /status: ended_by_tool, ended by final_answer/,
   ],
+  "event-stream.ts": [
+    /^get_time: allow$/m,
+    /^run-finish: completed$/m,
+    /^streamed text: It is 12:00 in Lima\.$/m,
+  ],
   "events.ts": [
     /get_time: allow by default/,
     /a step-finish listener failed: Error: oops/,
