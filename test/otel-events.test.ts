@@ -41,6 +41,26 @@ describe("step-start names the provider and model", () => {
 });
 
 describe("run-error: a failed run's last event", () => {
+  it("an abort's DOMException is copied readable: name, message and code of the copy work", async () => {
+    const controller = new AbortController();
+    const events: LoopEvent[] = [];
+    const loop = new AgentLoop({
+      provider: { name: "slow", model: "slow", generate: () => new Promise(() => {}) },
+      onEvent: (event) => events.push(event),
+    });
+    const running = loop.run("hi", { signal: controller.signal });
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ name: "AbortError" });
+    const last = events.at(-1)!;
+    if (last.type !== "run-error") throw new Error(`the last event is ${last.type}`);
+    const copy = last.error as DOMException;
+    expect(copy).not.toBe(controller.signal.reason);
+    expect(copy.name).toBe("AbortError");
+    expect(copy.message).toBe("This operation was aborted");
+    expect(copy.code).toBe(20);
+    expect(Object.isFrozen(copy)).toBe(true);
+  });
+
   it("a run that throws ends with one frozen run-error carrying a copy of the error", async () => {
     const events: LoopEvent[] = [];
     const thrown = new TypeError("model down");

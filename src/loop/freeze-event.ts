@@ -59,10 +59,13 @@ function frozenCopy(thrown: unknown): unknown {
       Object.getPrototypeOf(thrown),
       Object.getOwnPropertyDescriptors(thrown),
     ) as { stack?: unknown };
-    const { stack } = thrown as { stack?: unknown };
-    // Where `stack` is an accessor of the prototype (not an own field), keep its text.
-    if (typeof stack === "string" && !Object.hasOwn(copy, "stack")) {
-      Object.defineProperty(copy, "stack", { value: stack, configurable: true, writable: true });
+    // Where these are accessors of the prototype (not own fields), keep their values: a host
+    // object's getters (a DOMException's `name`, `message`, `code`) refuse a copy as `this`.
+    for (const key of ["name", "message", "code", "stack"] as const) {
+      if (Object.hasOwn(copy, key)) continue;
+      const value = (thrown as Record<string, unknown>)[key];
+      if (value === undefined) continue;
+      Object.defineProperty(copy, key, { value, configurable: true, writable: true });
     }
     return Object.freeze(copy);
   } catch {
