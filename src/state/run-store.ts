@@ -35,7 +35,10 @@ export interface RunStore {
   acquire(runId: string): Promise<RunLease | undefined>;
   /** Extends a lease: true while its token is still the run's latest, false once another process took the run. */
   renew(lease: RunLease): Promise<boolean>;
-  /** Writes a state as its run's latest: true, or false (nothing written) when the lease's token is not the run's latest. */
+  /**
+   * Writes a state as its run's latest: true, or false (nothing written) when the lease's token
+   * is not the run's latest, or the lease is for another run (`state.runId !== lease.runId`).
+   */
   put(state: RunState, lease: RunLease): Promise<boolean>;
   /** Gives a lease up early (after the run's last write), so the run can be resumed at once. */
   release(lease: RunLease): Promise<void>;
