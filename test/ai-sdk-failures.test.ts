@@ -8,7 +8,7 @@
  */
 import { inspect } from "node:util";
 import { AgentLoop, type ModelRequest, ProviderError } from "tollgate";
-import { type AISDKLanguageModel, fromAISDK } from "tollgate/ai-sdk";
+import { fromAISDK } from "tollgate/ai-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   chunkLines,
@@ -19,7 +19,12 @@ import {
   sse,
   userRequest,
 } from "./providers/support/recordings.js";
-import { aiSdkSkipReason, loadPeer } from "./support/ai-sdk-peers.js";
+import {
+  type AnthropicPackage,
+  aiSdkSkipReason,
+  loadProviderPackages,
+  type OpenAIPackage,
+} from "./support/ai-sdk-peers.js";
 import {
   type ReplayScript,
   type ReplayServer,
@@ -28,21 +33,7 @@ import {
 
 const skipReason = aiSdkSkipReason("test/ai-sdk-failures.test.ts");
 
-interface OpenAIPackage {
-  createOpenAI(options: { baseURL: string; apiKey: string }): {
-    chat(model: string): AISDKLanguageModel;
-  };
-}
-interface AnthropicPackage {
-  createAnthropic(options: {
-    baseURL: string;
-    apiKey: string;
-  }): (model: string) => AISDKLanguageModel;
-}
-const openaiPackage =
-  skipReason === "" ? await loadPeer<OpenAIPackage>("@ai-sdk/openai") : undefined;
-const anthropicPackage =
-  skipReason === "" ? await loadPeer<AnthropicPackage>("@ai-sdk/anthropic") : undefined;
+const { openaiPackage, anthropicPackage } = await loadProviderPackages(skipReason);
 
 const servers: ReplayServer[] = [];
 afterEach(async () => {

@@ -34,7 +34,7 @@ import {
   sse,
   userRequest,
 } from "./providers/support/recordings.js";
-import { aiSdkSkipReason, loadPeer } from "./support/ai-sdk-peers.js";
+import { aiSdkSkipReason, loadProviderPackages } from "./support/ai-sdk-peers.js";
 import {
   type ReplayAnswer,
   type ReplayServer,
@@ -43,22 +43,7 @@ import {
 
 const skipReason = aiSdkSkipReason("test/ai-sdk-replay.test.ts");
 
-/** What these tests use of `@ai-sdk/openai` and `@ai-sdk/anthropic`. */
-interface OpenAIPackage {
-  createOpenAI(options: { baseURL: string; apiKey: string }): {
-    chat(model: string): AISDKLanguageModel;
-  };
-}
-interface AnthropicPackage {
-  createAnthropic(options: {
-    baseURL: string;
-    apiKey: string;
-  }): (model: string) => AISDKLanguageModel;
-}
-const openaiPackage =
-  skipReason === "" ? await loadPeer<OpenAIPackage>("@ai-sdk/openai") : undefined;
-const anthropicPackage =
-  skipReason === "" ? await loadPeer<AnthropicPackage>("@ai-sdk/anthropic") : undefined;
+const { openaiPackage, anthropicPackage } = await loadProviderPackages(skipReason);
 
 const servers: ReplayServer[] = [];
 afterEach(async () => {

@@ -1,3 +1,4 @@
+import type { AISDKLanguageModel } from "tollgate/ai-sdk";
 import { aiSdkPeersMissing, INSTALL_COMMAND } from "../../bench/peers.js";
 
 /**
@@ -25,3 +26,29 @@ export function aiSdkSkipReason(file: string): string {
  */
 export const loadPeer = async <T>(specifier: string) =>
   (await import(/* @vite-ignore */ specifier)) as T;
+
+/** What the tests use of `@ai-sdk/openai`. */
+export interface OpenAIPackage {
+  createOpenAI(options: { baseURL: string; apiKey: string }): {
+    chat(model: string): AISDKLanguageModel;
+  };
+}
+/** What the tests use of `@ai-sdk/anthropic`. */
+export interface AnthropicPackage {
+  createAnthropic(options: {
+    baseURL: string;
+    apiKey: string;
+  }): (model: string) => AISDKLanguageModel;
+}
+
+/** The real `@ai-sdk/openai` and `@ai-sdk/anthropic`, or nothing when `skipReason` says they are missing. */
+export async function loadProviderPackages(skipReason: string): Promise<{
+  openaiPackage: OpenAIPackage | undefined;
+  anthropicPackage: AnthropicPackage | undefined;
+}> {
+  if (skipReason !== "") return { openaiPackage: undefined, anthropicPackage: undefined };
+  return {
+    openaiPackage: await loadPeer<OpenAIPackage>("@ai-sdk/openai"),
+    anthropicPackage: await loadPeer<AnthropicPackage>("@ai-sdk/anthropic"),
+  };
+}
