@@ -1,5 +1,4 @@
-/** What tollgate accepts as a tool name. */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+import { TOOL_NAME } from "../util/tool-name.js";
 
 /**
  * The tollgate name of an MCP tool: `prefix` + its name, with every character tollgate does not

@@ -2,6 +2,7 @@ import type { Provider } from "../provider.js";
 import { normalizeSchema, type StandardSchema } from "../tools/schema.js";
 import { type Tool, tool } from "../tools/tool.js";
 import { checkKeys, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
+import { TOOL_NAME } from "../util/tool-name.js";
 
 /** How the model gives its final answer: by calling a tool, by the provider's JSON mode, or as JSON text. */
 export type OutputMode = "tool" | "native" | "prompted";
@@ -76,7 +77,7 @@ export function resolveOutput(
       `${where}: output.mode must be "tool", "native" or "prompted", got ${shownValue(asked)}`,
     );
   }
-  if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new TypeError(
       `${where}: output.name must be 1–64 letters, digits, "_" or "-", got ${shownValue(name)}`,
     );

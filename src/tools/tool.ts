@@ -1,6 +1,7 @@
 import { TollgateError } from "../errors.js";
 import type { ToolAnnotations } from "../tool-annotations.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
+import { TOOL_NAME } from "../util/tool-name.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
 import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
@@ -90,8 +91,6 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   /** Runs the call; leave it out for a client-side tool. */
   execute?(args: InferOutput<Schema>, ctx: ToolContext<Deps>): unknown;
 }
-
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Every option of `tool()`; a `Record` over the keys so a new option cannot be left out. */
 const TOOL_OPTIONS: Record<keyof ToolDefinition<unknown, StandardSchema>, true> = {
