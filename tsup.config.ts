@@ -35,6 +35,9 @@ export default defineConfig({
     // The optional peers of tollgate/mcp and tollgate/otel: the user's own copies.
     /^@modelcontextprotocol\/sdk(\/.*)?$/,
     "@opentelemetry/api",
+    // The optional peers of tollgate/redis and tollgate/postgres.
+    "ioredis",
+    "pg",
     // The optional peers of tollgate/vitest and tollgate/testing/arbitraries.
     "vitest",
     "fast-check",
