@@ -24,6 +24,7 @@ import type { FullRunStore, PendingRun, RunLease, RunState, RunStoreOptions } fr
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
 import { type PendingEntry, pagedPending } from "../util/pending-page.js";
+import { checkedId as idOf, isToken, checkedLease as leaseOf } from "../util/store-args.js";
 import {
   codeOf,
   createExclusive,
@@ -250,25 +251,8 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** An id given to a store method, checked to be a string. */
-function checkedId(method: string, id: string): string {
-  if (typeof id !== "string")
-    throw new TypeError(`fileRunStore.${method}: the id must be a string`);
-  return id;
-}
-
-/** A lease given to a store method, checked to be one `acquire` could have returned. */
-function checkedLease(method: string, lease: RunLease): RunLease {
-  if (typeof lease?.runId !== "string" || !isToken(lease.token)) {
-    throw new TypeError(`fileRunStore.${method}: give a lease returned by acquire`);
-  }
-  return lease;
-}
-
-/** Whether a value can be a fencing token: a positive safe integer. */
-function isToken(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) > 0;
-}
+const checkedId = (method: string, id: string) => idOf("fileRunStore", method, id);
+const checkedLease = (method: string, lease: RunLease) => leaseOf("fileRunStore", method, lease);
 
 /** Calls `make` once and shares its promise; after a failure the next call tries again. */
 function once(make: () => Promise<void>): () => Promise<void> {

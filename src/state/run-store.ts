@@ -1,6 +1,7 @@
 import type { ExternalCall, PendingApproval } from "../step-record.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import { pagedPending } from "../util/pending-page.js";
+import { checkedId, checkedLease } from "../util/store-args.js";
 import { isPaused, type RunState } from "./run-state.js";
 
 /**
@@ -113,14 +114,17 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
   const paused = new Map<string, { text: string; updatedAt: number }>();
   const leases = new Map<string, { token: number; expiresAt: number }>();
   const claimed = new Set<string>();
-  const current = (lease: RunLease) => leases.get(lease.runId)?.token === lease.token;
+  const current = (method: string, lease: RunLease) => {
+    const { runId, token } = checkedLease(WHERE, method, lease);
+    return leases.get(runId)?.token === token;
+  };
   return {
     async get(runId) {
-      const text = states.get(runId);
+      const text = states.get(checkedId(WHERE, "get", runId));
       return text === undefined ? undefined : (JSON.parse(text) as RunState);
     },
     async acquire(runId) {
-      const held = leases.get(runId);
+      const held = leases.get(checkedId(WHERE, "acquire", runId));
       const now = Date.now();
       if (held && held.expiresAt > now) return undefined;
       const token = (held?.token ?? 0) + 1;
@@ -128,12 +132,12 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
       return { runId, token, ttlMs };
     },
     async renew(lease) {
-      if (!current(lease)) return false;
+      if (!current("renew", lease)) return false;
       leases.set(lease.runId, { token: lease.token, expiresAt: Date.now() + ttlMs });
       return true;
     },
     async put(state, lease) {
-      if (state.runId !== lease.runId || !current(lease)) return false;
+      if (!current("put", lease) || state?.runId !== lease.runId) return false;
       const text = JSON.stringify(state);
       states.set(state.runId, text);
       if (isPaused(state.status)) paused.set(state.runId, { text, updatedAt: Date.now() });
@@ -141,22 +145,22 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
       return true;
     },
     async release(lease) {
-      if (current(lease)) leases.set(lease.runId, { token: lease.token, expiresAt: 0 });
+      if (current("release", lease)) leases.set(lease.runId, { token: lease.token, expiresAt: 0 });
     },
     async claim(stateId) {
-      if (claimed.has(stateId)) return false;
+      if (claimed.has(checkedId(WHERE, "claim", stateId))) return false;
       claimed.add(stateId);
       return true;
     },
     async listPending(options) {
       const entries = [...paused].map(([runId, { updatedAt }]) => ({ runId, updatedAt }));
-      return pagedPending("memoryRunStore", entries, options, async ({ runId, updatedAt }) => {
+      return pagedPending(WHERE, entries, options, async ({ runId, updatedAt }) => {
         const text = paused.get(runId)?.text;
         return text === undefined ? undefined : pendingRunOf(JSON.parse(text), updatedAt);
       });
     },
     async delete(runId) {
-      const held = leases.get(runId);
+      const held = leases.get(checkedId(WHERE, "delete", runId));
       if (held && held.expiresAt > Date.now()) return false;
       if (held) leases.set(runId, { token: held.token + 1, expiresAt: 0 });
       states.delete(runId);
@@ -165,6 +169,9 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
     },
   };
 }
+
+/** The name errors of `memoryRunStore` start with. */
+const WHERE = "memoryRunStore";
 
 /** What `listPending` tells of a paused state. */
 function pendingRunOf(state: RunState, updatedAt: number): PendingRun {

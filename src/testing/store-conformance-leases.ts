@@ -2,6 +2,7 @@ import {
   type CheckContext,
   ensure,
   ensureEqual,
+  ensureRejects,
   leaseOf,
   type StoreCheck,
   show,
@@ -25,6 +26,25 @@ export function leaseChecks({
       run: async () => {
         const store = await makeStore();
         ensureEqual(await store.get(uniqueId("unknown")), undefined, "get of an unknown run");
+      },
+    },
+    {
+      name: "states: an id that is not a string, or a lease acquire never gave, is refused",
+      run: async () => {
+        const store = await makeStore();
+        for (const id of [5, undefined, null, ["run"]]) {
+          await ensureRejects(store.get(id as never), `get(${show(id)})`);
+          await ensureRejects(store.acquire(id as never), `acquire(${show(id)})`);
+          await ensureRejects(store.claim(id as never), `claim(${show(id)})`);
+        }
+        const runId = uniqueId("run");
+        await leaseOf(store, runId);
+        for (const token of ["1", 0, 1.5, Number.NaN]) {
+          const forged = { runId, token, ttlMs: 1000 } as never;
+          const wrote = await store.put(stateOf(runId, "forged"), forged).catch(() => false);
+          ensureEqual(wrote, false, `put with a lease whose token is ${show(token)}`);
+        }
+        ensureEqual(await store.get(runId), undefined, "the state after puts with forged leases");
       },
     },
     {

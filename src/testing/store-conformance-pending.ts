@@ -108,6 +108,8 @@ export function pendingChecks({ makeStore, shortLived, shortLeaseMs }: CheckCont
           list(store, { cursor: "not a cursor" }),
           "listPending with a made-up cursor",
         );
+        // A typo is not a page of the default size.
+        await ensureRejects(list(store, { limt: 10 } as never), "listPending({ limt: 10 })");
       },
     },
     {
@@ -177,6 +179,15 @@ export function pendingChecks({ makeStore, shortLived, shortLeaseMs }: CheckCont
         );
         ensureEqual(await store.renew(stale), false, "renew by the expired owner");
         ensureEqual(await store.get(runId), undefined, "get after delete");
+      },
+    },
+    {
+      name: "delete: an id that is not a string is refused",
+      run: async () => {
+        const store = await makeStore();
+        for (const id of [5, undefined, null, { runId: "x" }]) {
+          await ensureRejects(remove(store, id as never), `delete(${show(id)})`);
+        }
       },
     },
     {

@@ -1,4 +1,5 @@
 import type { RunStore, RunStoreOptions } from "tollgate";
+import { checkKeys } from "../util/option-keys.js";
 import { leaseChecks } from "./store-conformance-leases.js";
 import { pendingChecks } from "./store-conformance-pending.js";
 import type { CheckContext, StoreCheck } from "./store-conformance-support.js";
@@ -18,14 +19,22 @@ export interface StoreConformanceOptions {
   shortLeaseMs?: number;
   /** How many callers race in the concurrency checks (default 12). */
   racers?: number;
+  /**
+   * Groups to leave out, for a store without the optional methods: `["listPending", "delete"]`
+   * (the loop needs neither). Only those two groups can be left out.
+   */
+  skip?: ("listPending" | "delete")[];
 }
+
+/** The groups `skip` may name. */
+const OPTIONAL_GROUPS = ["listPending", "delete"] as const;
 
 /**
  * The `RunStore` contract as a list of named async checks, for any store (tollgate's, or your
  * own on Redis, Postgres, DynamoDB, ...): states, leases with fencing tokens, expiry, claims,
  * races between callers, `listPending` and `delete`. Framework-agnostic: wrap each check in your
  * test runner's test. A store without `listPending` or `delete` (the loop needs neither) fails
- * the checks named `"listPending: …"` and `"delete: …"`; leave those out by name.
+ * the checks named `"listPending: …"` and `"delete: …"`; leave those out with `skip`.
  *
  * @example
  * for (const check of runStoreConformance((options) => myStore(options))) {
@@ -39,6 +48,8 @@ export function runStoreConformance(
   if (typeof makeStore !== "function") {
     throw new TypeError("runStoreConformance: give a function that makes a store");
   }
+  checkKeys("runStoreConformance", options, ["shortLeaseMs", "racers", "skip"]);
+  const skip = skipOf(options.skip);
   const shortLeaseMs = options.shortLeaseMs ?? 300;
   const racers = options.racers ?? 12;
   if (!Number.isFinite(shortLeaseMs) || shortLeaseMs <= 0) {
@@ -60,5 +71,18 @@ export function runStoreConformance(
     shortLeaseMs,
     racers,
   };
-  return [...leaseChecks(context), ...pendingChecks(context)];
+  return [...leaseChecks(context), ...pendingChecks(context)].filter(
+    (check) => !skip.has(check.name.slice(0, check.name.indexOf(":"))),
+  );
+}
+
+/** The groups to leave out, checked: a misspelt group must not leave a check in silently. */
+function skipOf(skip: unknown): Set<string> {
+  if (skip === undefined) return new Set();
+  if (!Array.isArray(skip) || skip.some((group) => !OPTIONAL_GROUPS.includes(group))) {
+    throw new TypeError(
+      `runStoreConformance: skip must be a list of ${OPTIONAL_GROUPS.map((g) => `"${g}"`).join(" and ")}, not ${JSON.stringify(skip)}`,
+    );
+  }
+  return new Set(skip);
 }

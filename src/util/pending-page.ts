@@ -1,3 +1,5 @@
+import { checkKeys } from "./option-keys.js";
+
 /** Where one run sits in `listPending`'s order: oldest `updatedAt` first, ties by `runId`. */
 export interface PendingEntry {
   readonly runId: string;
@@ -20,8 +22,7 @@ export async function pagedPending<Run>(
   options: { limit?: number; cursor?: string } | undefined,
   read: (entry: PendingEntry) => Promise<Run | undefined>,
 ): Promise<{ runs: Run[]; cursor?: string }> {
-  const limit = limitOf(where, options?.limit);
-  const after = options?.cursor === undefined ? undefined : cursorEntry(where, options.cursor);
+  const { limit, after } = listPendingOptions(where, options);
   const ordered = entries
     .filter((entry) => after === undefined || compareEntries(entry, after) > 0)
     .sort(compareEntries);
@@ -34,10 +35,25 @@ export async function pagedPending<Run>(
   }
   if (index === ordered.length) return { runs };
   const last = ordered[index - 1] as PendingEntry;
-  return { runs, cursor: JSON.stringify([last.updatedAt, last.runId]) };
+  return { runs, cursor: cursorOf(last) };
 }
 
-function compareEntries(a: PendingEntry, b: PendingEntry): number {
+/**
+ * `listPending`'s options, checked: an unknown key (`{ limt: 10 }`) is a TypeError, not a page
+ * of the default size. `after` is the entry the cursor names.
+ */
+export function listPendingOptions(
+  where: string,
+  options: { limit?: number; cursor?: string } | undefined,
+): { limit: number; after: PendingEntry | undefined } {
+  if (options !== undefined) checkKeys(`${where}.listPending`, options, ["limit", "cursor"]);
+  const limit = limitOf(where, options?.limit);
+  const after = options?.cursor === undefined ? undefined : cursorEntry(where, options.cursor);
+  return { limit, after };
+}
+
+/** Orders entries oldest first, ties by run id (the order every store's `listPending` keeps). */
+export function compareEntries(a: PendingEntry, b: PendingEntry): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt - b.updatedAt;
   return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
 }
@@ -50,6 +66,11 @@ function limitOf(where: string, limit: unknown): number {
     );
   }
   return limit as number;
+}
+
+/** The cursor that names an entry: what `listPendingOptions` reads back as `after`. */
+export function cursorOf(entry: PendingEntry): string {
+  return JSON.stringify([entry.updatedAt, entry.runId]);
 }
 
 function cursorEntry(where: string, cursor: unknown): PendingEntry {
