@@ -1,0 +1,254 @@
+/**
+ * tollgate/postgres against a real PostgreSQL (TOLLGATE_POSTGRES_URL; skipped with a printed
+ * reason without it): the whole RunStore contract, and what is Postgres's own: the migration,
+ * races across pools, leases by the database's clock, errors of pg, pruning, and a paused run
+ * resumed by a second loop with its own pool.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { RunState } from "tollgate";
+import { migratePostgresRunStore, postgresRunStore, prunePostgresRuns } from "tollgate/postgres";
+import { runStoreConformance } from "tollgate/testing";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { approvalAgent } from "./support/approval-agent.js";
+import { stateOf } from "./support/run-states.js";
+import { serviceUrl } from "./support/services.js";
+
+const url = serviceUrl("postgres", "test/postgres-store.test.ts");
+
+/** This file's own database, made in beforeAll and dropped in afterAll. */
+const database = `tollgate_test_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const urlOf = (name: string) => {
+  const parsed = new URL(url ?? "postgres://127.0.0.1/");
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+};
+let admin: pg.Client;
+let pool: pg.Pool;
+
+/** A pool on this file's database, ended when the test finishes. */
+function newPool(max = 10): pg.Pool {
+  const made = new pg.Pool({ connectionString: urlOf(database), max });
+  onTestFinished(() => made.end().catch(() => {}));
+  return made;
+}
+
+/** A table name no other test uses. */
+const tableName = () => `runs_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+
+describe.skipIf(!url)("postgresRunStore", () => {
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: urlOf("postgres") });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    pool = new pg.Pool({ connectionString: urlOf(database) });
+    await migratePostgresRunStore(pool);
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
+  });
+
+  describe("keeps the RunStore contract", () => {
+    for (const check of runStoreConformance((options) => postgresRunStore(pool, options))) {
+      it(check.name, check.run);
+    }
+  });
+
+  describe("migratePostgresRunStore", () => {
+    it("is idempotent and safe from many clients at once", async () => {
+      const table = tableName();
+      const clients = Array.from(
+        { length: 6 },
+        () => new pg.Client({ connectionString: urlOf(database) }),
+      );
+      onTestFinished(async () => {
+        await Promise.all(clients.map((client) => client.end()));
+      });
+      await Promise.all(clients.map((client) => client.connect()));
+      await Promise.all(clients.map((client) => migratePostgresRunStore(client, { table })));
+      await Promise.all(clients.map((client) => migratePostgresRunStore(client, { table })));
+      const store = postgresRunStore(clients[0]!, { table });
+      const lease = await store.acquire("run-1");
+      expect(await store.put(stateOf("run-1", "s1"), lease!)).toBe(true);
+      const { rows } = await pool.query(
+        "SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname",
+        [table],
+      );
+      expect(rows.map((row) => row.indexname)).toEqual([`${table}_pending`, `${table}_pkey`]);
+    });
+
+    it("makes the table in a schema of its own when asked", async () => {
+      const options = { schema: `s_${tableName()}`, table: "runs" };
+      await migratePostgresRunStore(pool, options);
+      const store = postgresRunStore(pool, options);
+      await store.put(stateOf("run-1", "in a schema"), (await store.acquire("run-1"))!);
+      expect((await store.get("run-1"))?.runId).toBe("run-1");
+      expect(await postgresRunStore(pool).get("run-1")).toBeUndefined();
+    });
+  });
+
+  it("gives exactly one lease when acquires race across several pools", async () => {
+    const stores = Array.from({ length: 4 }, () => postgresRunStore(newPool(3)));
+    for (let round = 0; round < 5; round++) {
+      const runId = `race-${round}-${tableName()}`;
+      const leases = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => stores[i % stores.length]!.acquire(runId)),
+      );
+      expect(leases.filter((lease) => lease !== undefined)).toHaveLength(1);
+    }
+  });
+
+  it("expires leases by the database's clock, not the host's", async () => {
+    const store = postgresRunStore(pool, { leaseMs: 60_000 });
+    const runId = `clock-${tableName()}`;
+    const first = await store.acquire(runId);
+    expect(first).toBeDefined();
+    // The host's clock jumps two hours ahead: the lease is still live by the database's.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 2 * 60 * 60_000 });
+    try {
+      expect(await store.acquire(runId)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+    const { rows } = await pool.query(
+      `SELECT lease_expires_at - now() > interval '50 seconds' AS ahead FROM tollgate_runs WHERE kind = 'run' AND id = $1`,
+      [runId],
+    );
+    expect(rows).toEqual([{ ahead: true }]);
+    // The database's clock passes the lease's end (the row's end is moved back instead).
+    await pool.query(
+      "UPDATE tollgate_runs SET lease_expires_at = now() - interval '1 millisecond' WHERE kind = 'run' AND id = $1",
+      [runId],
+    );
+    const second = await store.acquire(runId);
+    expect(second?.token).toBeGreaterThan(first!.token);
+  });
+
+  it("says to migrate when the table is not there", async () => {
+    const store = postgresRunStore(pool, { table: "never_migrated" });
+    const migrate =
+      /table never_migrated does not exist; call `await migratePostgresRunStore\(db\)`/;
+    await expect(store.get("run-1")).rejects.toThrow(migrate);
+    await expect(store.acquire("run-1")).rejects.toThrow(migrate);
+    await expect(store.claim("state-1")).rejects.toThrow(migrate);
+    await expect(store.listPending()).rejects.toThrow(migrate);
+    await expect(
+      prunePostgresRuns(pool, { olderThanMs: 0, table: "never_migrated" }),
+    ).rejects.toThrow(migrate);
+  });
+
+  it("refuses bad options and clients with a TypeError", async () => {
+    const notDb = ["postgres://localhost/db", null, undefined, {}, 42];
+    for (const db of notDb) {
+      expect(() => postgresRunStore(db as never)).toThrow(TypeError);
+      await expect(migratePostgresRunStore(db as never)).rejects.toThrow(TypeError);
+    }
+    expect(() => postgresRunStore("postgres://x" as never)).toThrow(/give a pg Pool or Client/);
+    expect(() => postgresRunStore(pool, { leaseMS: 10 } as never)).toThrow(
+      /unknown option `leaseMS`; did you mean `leaseMs`/,
+    );
+    expect(() => postgresRunStore(pool, { tabel: "x" } as never)).toThrow(/did you mean `table`/);
+    for (const table of ["Runs", "runs; DROP TABLE x", 'a"b', "", "x".repeat(49), 7]) {
+      expect(() => postgresRunStore(pool, { table } as never)).toThrow(
+        /table must be a lower-case SQL name/,
+      );
+    }
+    expect(() => postgresRunStore(pool, { schema: "Public" })).toThrow(/schema must be/);
+    expect(() => postgresRunStore(pool, { leaseMs: 0 })).toThrow(/leaseMs/);
+    expect(() => postgresRunStore(pool, { table: null } as never)).toThrow(/`table` is null/);
+    await expect(migratePostgresRunStore(pool, { tables: "x" } as never)).rejects.toThrow(
+      /did you mean `table`/,
+    );
+    await expect(prunePostgresRuns(pool, undefined as never)).rejects.toThrow(/olderThanMs/);
+    for (const olderThanMs of [-1, 1.5, "60000", Number.NaN]) {
+      await expect(prunePostgresRuns(pool, { olderThanMs } as never)).rejects.toThrow(TypeError);
+    }
+    const store = postgresRunStore(pool);
+    await expect(store.listPending({ cursor: '[1.5,"run"]' })).rejects.toThrow(TypeError);
+    await expect(store.get(7 as never)).rejects.toThrow(TypeError);
+    await expect(store.put(stateOf("r", "s"), { runId: "r", token: "1" } as never)).rejects.toThrow(
+      TypeError,
+    );
+  });
+
+  it("rejects every call once the pool has ended, and when the server is unreachable", async () => {
+    const ended = new pg.Pool({ connectionString: urlOf(database) });
+    await ended.end();
+    const store = postgresRunStore(ended);
+    const lease = { runId: "run-1", token: 1, ttlMs: 1000 };
+    const calls = [
+      store.get("run-1"),
+      store.acquire("run-1"),
+      store.renew(lease),
+      store.put(stateOf("run-1", "s"), lease),
+      store.release(lease),
+      store.claim("state-1"),
+      store.listPending(),
+      store.delete("run-1"),
+      migratePostgresRunStore(ended),
+      prunePostgresRuns(ended, { olderThanMs: 0 }),
+    ];
+    for (const call of calls) await expect(call).rejects.toThrow(/after calling end/);
+    const nowhere = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none" });
+    onTestFinished(() => nowhere.end());
+    await expect(postgresRunStore(nowhere).get("run-1")).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it("prunes old finished runs, never paused or running ones, and keeps claims and fencing", async () => {
+    const table = tableName();
+    await migratePostgresRunStore(pool, { table });
+    const store = postgresRunStore(pool, { table });
+    const write = async (runId: string, status: string, release = true) => {
+      const lease = (await store.acquire(runId))!;
+      await store.put({ ...stateOf(runId, status), status } as RunState, lease);
+      if (release) await store.release(lease);
+      return lease;
+    };
+    const done = await write("done", "completed");
+    await write("failed", "failed");
+    await write("paused", "needs_approval");
+    await write("waiting", "needs_results");
+    await write("running", "running", false);
+    await write("crashed", "running"); // released, but never finished
+    expect(await store.claim("done-state")).toBe(true);
+    await expect(prunePostgresRuns(pool, { olderThanMs: 60_000, table })).resolves.toBe(0);
+    await expect(prunePostgresRuns(pool, { olderThanMs: 0, table })).resolves.toBe(2);
+    const kept = await Promise.all(
+      ["done", "failed", "paused", "waiting", "running", "crashed"].map(async (id) =>
+        (await store.get(id)) === undefined ? null : id,
+      ),
+    );
+    expect(kept).toEqual([null, null, "paused", "waiting", "running", "crashed"]);
+    expect((await store.listPending()).runs.map((run) => run.runId)).toEqual(["paused", "waiting"]);
+    expect(await store.claim("done-state")).toBe(false);
+    expect(await store.put(stateOf("done", "late"), done)).toBe(false);
+    expect((await store.acquire("done"))!.token).toBeGreaterThan(done.token);
+  });
+
+  it("pauses a real run for approval and resumes it through a second loop with its own pool", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tollgate-postgres-"));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const log = join(folder, "tools.log");
+    const signingKey = "test-signing-key";
+    const first = approvalAgent({ log, signingKey, store: postgresRunStore(newPool()) });
+    const runId = `pg-${tableName()}`;
+    const paused = await first.run("send alice 10", { runId });
+    expect(paused.status).toBe("needs_approval");
+    const [call] = paused.pending!;
+
+    const second = approvalAgent({ log, signingKey, store: postgresRunStore(newPool()) });
+    const listed = await postgresRunStore(newPool()).listPending();
+    expect(listed.runs.find((run) => run.runId === runId)?.pending).toEqual(paused.pending);
+    const decisions = { [call!.toolCallId]: { approve: true as const, digest: call!.digest } };
+    const done = await second.resume(runId, decisions);
+    expect(done.status).toBe("completed");
+    expect(readFileSync(log, "utf8")).toBe("transfer alice 10\n");
+    await expect(second.resume(paused.state, decisions)).rejects.toThrow();
+    expect(readFileSync(log, "utf8")).toBe("transfer alice 10\n");
+  });
+});
