@@ -14,6 +14,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { RunResult } from "tollgate";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { aiSdkSkipReason } from "./support/ai-sdk-peers.js";
+import { serviceUrl } from "./support/services.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const examplesDir = join(root, "examples");
@@ -24,7 +25,13 @@ const exampleFiles = readdirSync(examplesDir)
 const examples = exampleFiles.filter((file) => !file.endsWith(".test.ts"));
 /** ai-sdk-model.ts loads the AI SDK, a bench peer (bench/peers.ts): without it, it is skipped and says so. */
 const skipAiSdk = aiSdkSkipReason("examples/ai-sdk-model.ts") !== "";
-const runnable = examples.filter((file) => !(skipAiSdk && file === "ai-sdk-model.ts"));
+/** Examples that need a server (test/support/services.ts): without it, each is skipped and says why. */
+const exampleServices: Record<string, "redis" | "postgres"> = { "postgres-store.ts": "postgres" };
+const runnable = examples.filter((file) => {
+  if (skipAiSdk && file === "ai-sdk-model.ts") return false;
+  const service = exampleServices[file];
+  return service === undefined || serviceUrl(service, `examples/${file}`) !== undefined;
+});
 
 /** Lines an example must print, beyond exiting 0. Examples not listed must print something. */
 const expectedOutput: Record<string, RegExp[]> = {
@@ -107,6 +114,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /text deltas: Chec\|king\|/,
   ],
   "testing.ts": [/^5 checks passed$/m],
+  "postgres-store.ts": [
+    /^worker 1: needs_approval$/m,
+    /^inbox: invoice-INV-9 waits: pay \{"invoice":"INV-9","amountEur":400\}$/m,
+    /^worker 2: completed: Invoice INV-9 is paid\.$/m,
+    /^pruned finished runs: 1$/m,
+  ],
   "store-conformance.ts": [
     /^refund-A-1 waits: refund \{"order":"A-1","amountEur":30\}\nrefund-B-2 waits: refund \{"order":"B-2","amountEur":90\}$/m,
     /^deleted refund-B-2: true$/m,
