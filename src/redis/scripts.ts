@@ -1,0 +1,63 @@
+/**
+ * The store's Lua scripts: each reads and writes the keys of one run (one slot), atomically.
+ * KEYS are always `state, lease, token` of `runKeys`, in that order, unless said otherwise.
+ */
+
+/** ARGV: ttlMs. A new token when no lease is live (`SET NX PX`), else false. */
+export const ACQUIRE = `
+if not redis.call('SET', KEYS[2], '0', 'NX', 'PX', ARGV[1]) then return false end
+local token = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[2], token, 'PX', ARGV[1])
+return token`;
+
+/** ARGV: token, ttlMs. 1 when the token is still the run's latest (the lease is live again for ttlMs), else 0. */
+export const RENEW = `
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+/** ARGV: token. Drops the lease when it is still the run's latest. */
+export const RELEASE = `
+if redis.call('GET', KEYS[3]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('DEL', KEYS[2])
+end
+return 1`;
+
+/**
+ * ARGV: token, state JSON, ttlMs for a finished state or '' for one that must not expire.
+ * 1 when written (the token is the run's latest), else 0.
+ */
+export const PUT = `
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+if ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return 1`;
+
+/** 0 while a lease is live; else raises the token (if any), removes the state, and answers 1. */
+export const DELETE = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCR', KEYS[3]) end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+/** KEYS: the claim key. 1 for the first claim, 0 after. */
+export const CLAIM = `
+if redis.call('SET', KEYS[1], '1', 'NX') then return 1 end
+return 0`;
+
+/**
+ * KEYS: the pending index. ARGV: run id, '1' to list it (score: now by Redis's clock, in ms) or
+ * '' to take it off.
+ */
+export const INDEX = `
+if ARGV[2] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) return 1 end
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+return 1`;
+
+/** KEYS: the pending index. ARGV: min score, offset, count. Entries as a flat list id, score, …. */
+export const PAGE = `
+return redis.call('ZRANGE', KEYS[1], ARGV[1], '+inf', 'BYSCORE', 'LIMIT', ARGV[2], ARGV[3], 'WITHSCORES')`;

@@ -1,0 +1,194 @@
+/**
+ * tollgate/redis against a real redis-server (TOLLGATE_REDIS_URL; `npm run test:services`
+ * starts one): the whole RunStore contract, then what is Redis's own: TTLs, fencing across
+ * delete and expiry, leases on the server's clock, checked options, a closed client, races
+ * between clients, and a run paused in one loop and resumed in another.
+ */
+import { Redis } from "ioredis";
+import { AgentLoop, type RunState, tool } from "tollgate";
+import { redisRunStore } from "tollgate/redis";
+import { functionProvider, runStoreConformance } from "tollgate/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { serviceUrl } from "./support/services.js";
+
+const url = serviceUrl("redis", "test/redis-store.test.ts");
+
+describe.skipIf(!url)("redisRunStore", () => {
+  const clients: Redis[] = [];
+  const connect = () => {
+    const client = new Redis(url as string, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    clients.push(client);
+    return client;
+  };
+  const redis = url ? connect() : (undefined as never);
+  /** A prefix no other test (or earlier run) uses. */
+  const freshPrefix = () => `tollgate-test:${globalThis.crypto.randomUUID()}:`;
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit().catch(() => {})));
+  });
+
+  describe("keeps the RunStore contract", () => {
+    for (const check of runStoreConformance((options) =>
+      redisRunStore(redis, { ...options, prefix: freshPrefix() }),
+    )) {
+      it(check.name, check.run);
+    }
+  });
+
+  const state = (runId: string, status: RunState["status"]) =>
+    ({
+      version: 1,
+      stateId: `${runId}-${status}-${globalThis.crypto.randomUUID()}`,
+      runId,
+      status,
+      messages: [],
+      steps: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    }) as unknown as RunState;
+
+  it("gives a finished run's state a TTL, and none to paused or running ones", async () => {
+    const prefix = freshPrefix();
+    const store = redisRunStore(redis, { prefix, finishedTtlMs: 60_000 });
+    const key = `${prefix}run:{r}:state`;
+    const lease = (await store.acquire("r"))!;
+    await store.put(state("r", "needs_approval"), lease);
+    expect(await redis.pttl(key)).toBe(-1);
+    await store.put(state("r", "completed"), lease);
+    const ttl = await redis.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    await store.put(state("r", "running"), lease);
+    expect(await redis.pttl(key)).toBe(-1);
+    // The fencing counter never expires.
+    expect(await redis.pttl(`${prefix}run:{r}:token`)).toBe(-1);
+  });
+
+  it("keeps the fencing counter across delete and the expiry of a finished run", async () => {
+    const store = redisRunStore(redis, { prefix: freshPrefix(), finishedTtlMs: 50, leaseMs: 100 });
+    const old = (await store.acquire("r"))!;
+    await store.put(state("r", "completed"), old);
+    await store.release(old);
+    // The finished state expires by Redis's clock.
+    await waitUntil(async () => (await store.get("r")) === undefined);
+    const next = (await store.acquire("r"))!;
+    expect(next.token).toBeGreaterThan(old.token);
+    expect(await store.put(state("r", "running"), old)).toBe(false);
+    await store.release(next);
+    expect(await store.delete("r")).toBe(true);
+    // delete raised the token: the last owner's lease writes nothing back.
+    expect(await store.put(state("r", "running"), next)).toBe(false);
+    expect(await store.get("r")).toBeUndefined();
+    expect((await store.acquire("r"))!.token).toBeGreaterThan(next.token + 1);
+  });
+
+  it("lets a lease expire by the server's clock (PX)", async () => {
+    const prefix = freshPrefix();
+    const store = redisRunStore(redis, { prefix, leaseMs: 60_000 });
+    await store.acquire("r");
+    const ttl = await redis.pttl(`${prefix}run:{r}:lease`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    // Expire it on the server: the run is free at once, whatever this host's clock says.
+    await redis.pexpire(`${prefix}run:{r}:lease`, 1);
+    await waitUntil(async () => (await redis.exists(`${prefix}run:{r}:lease`)) === 0);
+    expect(await store.acquire("r")).toMatchObject({ runId: "r", token: 2 });
+  });
+
+  it("refuses bad options and things that are not clients", () => {
+    expect(() => redisRunStore("redis://127.0.0.1" as never)).toThrow(
+      /give an ioredis client \(new Redis\(url\)\), not a string/,
+    );
+    expect(() => redisRunStore({} as never)).toThrow(TypeError);
+    expect(() => redisRunStore(redis, { prefx: "a:" } as never)).toThrow(
+      /unknown option `prefx`; did you mean `prefix`/,
+    );
+    expect(() => redisRunStore(redis, { leaseMs: 0 })).toThrow(/leaseMs/);
+    expect(() => redisRunStore(redis, { prefix: "" })).toThrow(/prefix/);
+    expect(() => redisRunStore(redis, { finishedTtlMs: "7d" as never })).toThrow(/finishedTtlMs/);
+    expect(() => redisRunStore(redis, { finishedTtlMs: null as never })).toThrow(/null/);
+    expect(() => redisRunStore(redis, [] as never)).toThrow(TypeError);
+  });
+
+  it("refuses a garbage cursor", async () => {
+    const store = redisRunStore(redis, { prefix: freshPrefix() });
+    await expect(store.listPending({ cursor: "nope" })).rejects.toThrow(TypeError);
+    await expect(store.listPending({ limit: 0 })).rejects.toThrow(/limit/);
+  });
+
+  it("rejects every call on a closed client", async () => {
+    const closed = connect();
+    await closed.quit();
+    const store = redisRunStore(closed, { prefix: freshPrefix() });
+    const lease = { runId: "r", token: 1, ttlMs: 1000 };
+    await expect(store.get("r")).rejects.toThrow(/closed/i);
+    await expect(store.acquire("r")).rejects.toThrow(/closed/i);
+    await expect(store.renew(lease)).rejects.toThrow(/closed/i);
+    await expect(store.put(state("r", "running"), lease)).rejects.toThrow(/closed/i);
+    await expect(store.release(lease)).rejects.toThrow(/closed/i);
+    await expect(store.claim("s")).rejects.toThrow(/closed/i);
+    await expect(store.listPending()).rejects.toThrow(/closed/i);
+    await expect(store.delete("r")).rejects.toThrow(/closed/i);
+  });
+
+  it("gives exactly one lease to many clients racing for one run", async () => {
+    const prefix = freshPrefix();
+    const stores = Array.from({ length: 8 }, () => redisRunStore(connect(), { prefix }));
+    const leases = await Promise.all(
+      stores.flatMap((store) => [store.acquire("race"), store.acquire("race")]),
+    );
+    expect(leases.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("pauses a run in one loop and resumes it in another, each with its own client", async () => {
+    const prefix = freshPrefix();
+    const sent: string[] = [];
+    const sendEmail = tool({
+      name: "send_email",
+      description: "Sends an email",
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      execute: ({ to }) => {
+        sent.push(to);
+        return "sent";
+      },
+    });
+    // A stand-in model that answers from the transcript, so either loop can take the next turn.
+    const script = () =>
+      functionProvider((request) =>
+        request.messages.some((message) => message.role === "tool")
+          ? { text: "Sent." }
+          : { toolCalls: [{ name: "send_email", args: { to: "ana@example.com" } }] },
+      );
+    const first = new AgentLoop({
+      provider: script(),
+      tools: [sendEmail],
+      store: redisRunStore(connect(), { prefix }),
+    });
+    const paused = await first.run("Mail Ana", { runId: "mail-1" });
+    expect(paused.status).toBe("needs_approval");
+    const listed = await redisRunStore(connect(), { prefix }).listPending();
+    expect(listed.runs.map((run) => run.runId)).toEqual(["mail-1"]);
+
+    const second = new AgentLoop({
+      provider: script(),
+      tools: [sendEmail],
+      store: redisRunStore(connect(), { prefix }),
+    });
+    const [call] = paused.pending ?? [];
+    const decisions = { [call!.toolCallId]: { approve: true as const, digest: call!.digest } };
+    const done = await second.resume("mail-1", decisions);
+    expect(done.status).toBe("completed");
+    expect(sent).toEqual(["ana@example.com"]);
+    await expect(second.resume(paused.state, decisions)).rejects.toThrow(/another state/);
+    expect((await redisRunStore(redis, { prefix }).listPending()).runs).toEqual([]);
+  });
+});
+
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("the condition never held");
+}
