@@ -27,6 +27,25 @@ const examples = exampleFiles.filter((file) => !file.endsWith(".test.ts"));
 const skipAiSdk = aiSdkSkipReason("examples/ai-sdk-model.ts") !== "";
 /** Examples that need a server (test/support/services.ts): without it, each is skipped and says why. */
 const exampleServices: Record<string, "redis" | "postgres"> = { "postgres-store.ts": "postgres" };
+/**
+ * Example folders are not run here: each holds a server that keeps listening (not a one-shot
+ * example) and its own `*.test.ts`, which vitest runs with the suite. Their `.ts` files may be
+ * linked from the README (`examples/<folder>/<file>.ts`), so snippets are checked against them.
+ */
+const exampleFolders = readdirSync(examplesDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== "cassettes")
+  .map((entry) => entry.name)
+  .sort();
+const folderFiles = exampleFolders.flatMap((folder) =>
+  readdirSync(join(examplesDir, folder))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .map((file) => `${folder}/${file}`),
+);
+for (const folder of exampleFolders) {
+  console.warn(
+    `test/examples.test.ts: examples/${folder}/ is not run as a one-shot example (its entry keeps running, as a server or workers do); its own *.test.ts tests it`,
+  );
+}
 const runnable = examples.filter((file) => {
   if (skipAiSdk && file === "ai-sdk-model.ts") return false;
   const service = exampleServices[file];
@@ -409,7 +428,7 @@ function readmeSnippets(): { file: string; code: string }[] {
   let file: string | undefined;
   for (const [index, text] of readme.split(/^```/m).entries()) {
     if (index % 2 === 0) {
-      file = /\(examples\/([\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
+      file = /\(examples\/((?:[\w.-]+\/)?[\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
     } else if (text.startsWith("ts\n")) {
       snippets.push({ file: file ?? "(no example linked)", code: text.slice(3) });
     }
@@ -429,7 +448,7 @@ describe("README", () => {
   it.each(snippets.map((snippet, index) => [index, snippet.file, snippet.code] as const))(
     "snippet %i is an excerpt of %s",
     (_, file, code) => {
-      expect(exampleFiles).toContain(file);
+      expect([...exampleFiles, ...folderFiles]).toContain(file);
       const source = readFileSync(join(examplesDir, file), "utf8")
         .split("\n")
         .map((line) => line.trim());

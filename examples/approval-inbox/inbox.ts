@@ -14,16 +14,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import {
-  type ApprovalDecisions,
-  type FullRunStore,
-  type LoopEvent,
-  type Message,
-  type PendingApproval,
-  ResumeError,
-  type Tool,
-  toEventStream,
+import type {
+  ApprovalDecisions,
+  FullRunStore,
+  LoopEvent,
+  Message,
+  PendingApproval,
+  Tool,
 } from "tollgate";
+import { ResumeError, toEventStream } from "tollgate";
 import { eventStreamModule } from "./browser-module.js";
 import { callKey, checkedDecisions, InboxError } from "./decisions.js";
 
