@@ -26,7 +26,10 @@ const examples = exampleFiles.filter((file) => !file.endsWith(".test.ts"));
 /** ai-sdk-model.ts loads the AI SDK, a bench peer (bench/peers.ts): without it, it is skipped and says so. */
 const skipAiSdk = aiSdkSkipReason("examples/ai-sdk-model.ts") !== "";
 /** Examples that need a server (test/support/services.ts): without it, each is skipped and says why. */
-const exampleServices: Record<string, "redis" | "postgres"> = { "postgres-store.ts": "postgres" };
+const exampleServices: Record<string, "redis" | "postgres"> = {
+  "postgres-store.ts": "postgres",
+  "redis-store.ts": "redis",
+};
 /**
  * Example folders are not run here: each holds a server that keeps listening (not a one-shot
  * example) and its own `*.test.ts`, which vitest runs with the suite. Their `.ts` files may be
@@ -138,6 +141,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^inbox: invoice-INV-9 waits: pay \{"invoice":"INV-9","amountEur":400\}$/m,
     /^worker 2: completed: Invoice INV-9 is paid\.$/m,
     /^pruned finished runs: 1$/m,
+  ],
+  "redis-store.ts": [
+    /^worker 1: needs_approval$/m,
+    /^inbox: refund-A-17 waits: refund \{"order":"A-17","amountEur":80\}$/m,
+    /^worker 2: completed: Order A-17 is refunded\.$/m,
+    /^finished state expires in about 24 h$/m,
   ],
   "store-conformance.ts": [
     /^refund-A-1 waits: refund \{"order":"A-1","amountEur":30\}\nrefund-B-2 waits: refund \{"order":"B-2","amountEur":90\}$/m,
