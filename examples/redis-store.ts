@@ -56,7 +56,7 @@ export async function main(url: string): Promise<void> {
     console.log(`worker 2: ${done.status}: ${done.text}`);
 
     // The finished state expires by itself (finishedTtlMs); paused and running ones never do.
-    const ttlMs = await worker2.pttl(`${prefix}run:{refund-A-17}:state`);
+    const ttlMs = await worker2.pttl(`${prefix}{run:refund-A-17}:state`);
     console.log(`finished state expires in about ${Math.round(ttlMs / 3_600_000)} h`);
   } finally {
     const keys = await worker1.keys(`${prefix}*`);

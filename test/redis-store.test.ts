@@ -50,7 +50,7 @@ describe.skipIf(!url)("redisRunStore", () => {
   it("gives a finished run's state a TTL, and none to paused or running ones", async () => {
     const prefix = freshPrefix();
     const store = redisRunStore(redis, { prefix, finishedTtlMs: 60_000 });
-    const key = `${prefix}run:{r}:state`;
+    const key = `${prefix}{run:r}:state`;
     const lease = (await store.acquire("r"))!;
     await store.put(state("r", "needs_approval"), lease);
     expect(await redis.pttl(key)).toBe(-1);
@@ -61,7 +61,7 @@ describe.skipIf(!url)("redisRunStore", () => {
     await store.put(state("r", "running"), lease);
     expect(await redis.pttl(key)).toBe(-1);
     // The fencing counter never expires.
-    expect(await redis.pttl(`${prefix}run:{r}:token`)).toBe(-1);
+    expect(await redis.pttl(`${prefix}{run:r}:token`)).toBe(-1);
   });
 
   it("keeps the fencing counter across delete and the expiry of a finished run", async () => {
@@ -86,12 +86,12 @@ describe.skipIf(!url)("redisRunStore", () => {
     const prefix = freshPrefix();
     const store = redisRunStore(redis, { prefix, leaseMs: 60_000 });
     await store.acquire("r");
-    const ttl = await redis.pttl(`${prefix}run:{r}:lease`);
+    const ttl = await redis.pttl(`${prefix}{run:r}:lease`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
     // Expire it on the server: the run is free at once, whatever this host's clock says.
-    await redis.pexpire(`${prefix}run:{r}:lease`, 1);
-    await waitUntil(async () => (await redis.exists(`${prefix}run:{r}:lease`)) === 0);
+    await redis.pexpire(`${prefix}{run:r}:lease`, 1);
+    await waitUntil(async () => (await redis.exists(`${prefix}{run:r}:lease`)) === 0);
     expect(await store.acquire("r")).toMatchObject({ runId: "r", token: 2 });
   });
 
@@ -129,6 +129,18 @@ describe.skipIf(!url)("redisRunStore", () => {
     await expect(store.claim("s")).rejects.toThrow(/closed/i);
     await expect(store.listPending()).rejects.toThrow(/closed/i);
     await expect(store.delete("r")).rejects.toThrow(/closed/i);
+  });
+
+  it("rejects on an error of Redis, such as a key of the wrong type", async () => {
+    const prefix = freshPrefix();
+    const store = redisRunStore(redis, { prefix });
+    await redis.hset(`${prefix}{run:r}:state`, "not", "a string");
+    await redis.hset(`${prefix}{run:r}:token`, "not", "a counter");
+    await expect(store.get("r")).rejects.toThrow(/WRONGTYPE/);
+    await expect(store.acquire("r")).rejects.toThrow(/WRONGTYPE/);
+    await expect(
+      store.put(state("r", "running"), { runId: "r", token: 1, ttlMs: 1 }),
+    ).rejects.toThrow(/WRONGTYPE/);
   });
 
   it("gives exactly one lease to many clients racing for one run", async () => {

@@ -1,18 +1,18 @@
 /**
- * The store's keys. The keys of one run share the hash tag `{<runId>}`, so each Lua script
- * touches one slot (Redis Cluster routes it to one node); a claim is one key tagged by its
- * state id; the pending index is one key for the whole store.
+ * The store's keys. The keys of one run share the hash tag `{run:<runId>}` (never empty, whatever
+ * the id), so each Lua script touches one slot (Redis Cluster routes it to one node); a claim is
+ * one key; the pending index is one key for the whole store.
  *
- * - `<prefix>run:{<runId>}:state`: the run's latest state, JSON. Paused and running states never
+ * - `<prefix>{run:<runId>}:state`: the run's latest state, JSON. Paused and running states never
  *   expire; finished ones expire after `finishedTtlMs`.
- * - `<prefix>run:{<runId>}:lease`: the live lease's token, expiring by Redis's clock (PX).
- * - `<prefix>run:{<runId>}:token`: the fencing counter, never expires (also across `delete` and
+ * - `<prefix>{run:<runId>}:lease`: the live lease's token, expiring by Redis's clock (PX).
+ * - `<prefix>{run:<runId>}:token`: the fencing counter, never expires (also across `delete` and
  *   expiry), so an owner whose lease ran out can never write the run back.
- * - `<prefix>claim:{<stateId>}`: a used state, never expires.
+ * - `<prefix>{claim:<stateId>}`: a used state, never expires.
  * - `<prefix>pending`: a sorted set of paused runs, score = `updatedAt`, member = run id.
  *
- * The names are one-to-one: a run key ends with `}:` and a fixed word, so no run id can forge
- * another run's key, and the `run:`, `claim:` and `pending` names never meet.
+ * The names are one-to-one: a run key ends with `}:` and a fixed word of its own, a claim key
+ * with `}`, the index with `pending`, so no id can forge another's key.
  */
 export interface RunKeys {
   readonly state: string;
@@ -22,13 +22,13 @@ export interface RunKeys {
 
 /** The keys of one run. */
 export function runKeys(prefix: string, runId: string): RunKeys {
-  const base = `${prefix}run:{${runId}}:`;
+  const base = `${prefix}{run:${runId}}:`;
   return { state: `${base}state`, lease: `${base}lease`, token: `${base}token` };
 }
 
 /** The key that marks a state as claimed. */
 export function claimKey(prefix: string, stateId: string): string {
-  return `${prefix}claim:{${stateId}}`;
+  return `${prefix}{claim:${stateId}}`;
 }
 
 /** The sorted set of paused runs. */

@@ -33,7 +33,7 @@ const DEFAULT_FINISHED_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * expire after `finishedTtlMs`; paused and running ones never do. `listPending` reads a sorted
  * set of paused runs, ordered by `updatedAt` (by Redis's clock).
  *
- * Redis Cluster: the keys of one run share a hash tag (`{runId}`), so every script touches one
+ * Redis Cluster: the keys of one run share a hash tag (`{run:<runId>}`), so every script touches one
  * slot and runs spread over the shards. The pending index is one key for the whole store, so it
  * lives on one shard; it is written beside a run's script (listed before a paused state is
  * written, taken off after any other), not in it, and `listPending` skips an entry whose run
