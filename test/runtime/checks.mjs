@@ -1,19 +1,20 @@
 /**
  * The runtime smoke checks: the built package, imported as a user imports it ("tollgate",
- * "tollgate/testing", "tollgate/openai"), exercised through its public API. Plain JavaScript
+ * "tollgate/testing", "tollgate/openai", "tollgate/event-stream"), exercised through its public API. Plain JavaScript
  * with no Node built-ins, so the same file runs under Node, Bun, Deno and workerd.
  *
  * Every check is counted; `runChecks` reports how many ran and which failed, and a section that
  * throws counts as a failure (never a silent pass). The caller (`smoke.mjs`, `worker.mjs`)
  * prints the summary and turns failures into a non-zero exit.
  */
-import { AgentLoop, HookError, ResumeError, tool, toolset } from "tollgate";
+import { AgentLoop, HookError, ResumeError, toEventStream, tool, toolset } from "tollgate";
+import { EventStreamError, readEventStream } from "tollgate/event-stream";
 import { openAIChat } from "tollgate/openai";
 import { scriptedProvider } from "tollgate/testing";
 import { z } from "zod";
 
 /** The checks every runtime runs without a replay server; the adapter section adds more. */
-export const CORE_CHECKS = 25;
+export const CORE_CHECKS = 30;
 /** The adapter section's checks (run only when a replay server URL is given). */
 export const ADAPTER_CHECKS = 9;
 
@@ -317,6 +318,54 @@ async function adapterSection(check, replayUrl) {
 }
 
 /**
+ * Events over HTTP: a run's events as the runtime's own `Response` of server-sent events
+ * (`toEventStream`), read back through its body with `readEventStream`, as a browser would.
+ */
+async function eventStreamSection(check) {
+  const loop = new AgentLoop({
+    provider: scriptedProvider([
+      { toolCalls: [{ name: "get_weather", args: { city: "Oslo" } }] },
+      { text: "Sunny in Oslo." },
+    ]),
+    tools: [
+      tool({
+        name: "get_weather",
+        input: weatherInput,
+        execute: ({ city }) => ({ city, tempC: 21 }),
+      }),
+    ],
+  });
+  const response = toEventStream(loop.stream("Weather in Oslo?"));
+  check.ok("events over HTTP: a Response", response instanceof Response);
+  check.equal(
+    "events over HTTP: content type",
+    response.headers.get("content-type"),
+    "text/event-stream; charset=utf-8",
+  );
+  const types = [];
+  let text = "";
+  for await (const event of readEventStream(response)) {
+    types.push(event.type);
+    if (event.type === "text-delta") text += event.text;
+  }
+  check.equal("events over HTTP: the run's text arrives", text, "Sunny in Oslo.");
+  check.ok(
+    "events over HTTP: a tool result and the run's end arrive, in order",
+    types.indexOf("tool-result") > -1 && types.at(-1) === "run-finish",
+    types.join(","),
+  );
+  const cut = new Response("data: {}\n\n", { headers: { "content-type": "text/event-stream" } });
+  await check.rejects(
+    "events over HTTP: a stream cut before its end frame is an EventStreamError",
+    (async () => {
+      for await (const _ of readEventStream(cut)) {
+      }
+    })(),
+    EventStreamError,
+  );
+}
+
+/**
  * Runs every section; with `replayUrl`, the adapter section too. Resolves with the runtime's
  * name, how many checks ran, how many were expected, and the failures (never rejects).
  */
@@ -326,6 +375,7 @@ export async function runChecks(replayUrl) {
     ["tools", toolsSection],
     ["hooks", hooksSection],
     ["approval", approvalSection],
+    ["events over HTTP", eventStreamSection],
   ];
   if (replayUrl) sections.push(["adapter", (c) => adapterSection(c, replayUrl)]);
   for (const [name, section] of sections) {
@@ -351,8 +401,8 @@ export async function runChecks(replayUrl) {
 /** The one-line summary of a `runChecks` report. */
 export function summary(report) {
   const parts = report.adapter
-    ? "tools, hooks, policy, pause/resume, openAIChat"
-    : "tools, hooks, policy, pause/resume";
+    ? "tools, hooks, policy, pause/resume, events over HTTP, openAIChat"
+    : "tools, hooks, policy, pause/resume, events over HTTP";
   const verdict = report.failures.length === 0 ? "ok" : `FAILED (${report.failures.length})`;
   return `runtime smoke ${verdict}: ${report.runtime}, ${report.checks}/${report.expected} checks (${parts})`;
 }
