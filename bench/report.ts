@@ -24,9 +24,10 @@ import {
   parseAll,
   sseContender,
 } from "./sse.js";
+import { type StoreBudget, storeReadings, WORKERS } from "./stores.js";
 import { streamContenders } from "./streaming.js";
 
-const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse", "otel"] as const;
+const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse", "otel", "stores"] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The value of `--name=value` on the command line. */
@@ -46,6 +47,7 @@ interface Plan {
   pausedRuns: number;
   /** Fresh processes per module for import time. */
   importReps: number;
+  stores: StoreBudget;
 }
 
 const FULL: Plan = {
@@ -57,6 +59,7 @@ const FULL: Plan = {
   longRuns: 15,
   pausedRuns: 10_000,
   importReps: 10,
+  stores: { seconds: 3, pausedRuns: 2000 },
 };
 const QUICK: Plan = {
   loop: { rounds: 3, sampleMs: 10, warmupMs: 20 },
@@ -67,6 +70,7 @@ const QUICK: Plan = {
   longRuns: 2,
   pausedRuns: 1000,
   importReps: 2,
+  stores: { seconds: 0.2, pausedRuns: 50 },
 };
 
 /** One target of the issue, with what was measured. */
@@ -534,6 +538,54 @@ has ${core.inputs} inputs, ${core.otel.length === 0 ? "none of them" : `**${core
   };
 }
 
+async function storesSection(budget: Plan): Promise<SectionResult> {
+  const readings = await storeReadings(budget.stores);
+  const ms = (value: number | undefined) => (value === undefined ? "–" : `${num(value)} ms`);
+  const rows = readings.map((r) =>
+    r.skipped
+      ? [r.store, `not measured: ${r.skipped}`, "", "", "", "", ""]
+      : [
+          r.store,
+          num(r.runsPerSecond!),
+          num(r.cyclesPerSecond!),
+          `${ms(r.acquireP50Ms)} / ${ms(r.acquireP99Ms)}`,
+          r.floorP50Ms === undefined ? "–" : `${ms(r.floorP50Ms)} / ${ms(r.floorP99Ms)}`,
+          r.floorP50Ms === undefined ? "–" : `${num(r.acquireP50Ms! / r.floorP50Ms)}×`,
+          `${kB(r.bytesPerPausedRun!)} (${r.space})`,
+        ],
+  );
+  const skipped = readings.filter((r) => r.skipped);
+  return {
+    markdown: `## 8. Run stores under ${WORKERS} workers
+
+${WORKERS} workers in one process share each store, each with its own connection (an ioredis client,
+a one-connection \`pg\` pool), and every run gets a new \`AgentLoop\` and \`scriptedProvider\`, as a
+worker handling requests would. A **run** has one tool call (2 model calls; the store's
+\`acquire\`, 3 checkpoints, \`release\`). An **approval cycle** is a run that pauses on the tool's
+\`needsApproval\`, then a new loop resuming it by id (the claim, the approved call, the answer).
+**acquire** is the latency of taking a fresh run, all ${WORKERS} workers acquiring at once, beside the
+**floor**: one round trip to the same server (\`PING\`, \`SELECT 1\`) under the same load.
+**Per paused run** is a delta over ${budget.stores.pausedRuns.toLocaleString("en-US")} runs paused on one pending call.
+Servers: redis-server and PostgreSQL 15 from Debian, default settings (fsync on), on 127.0.0.1
+(\`node scripts/with-services.mjs npm run bench\` starts them).
+${skipped.length ? `\n**Not measured here:** ${skipped.map((r) => `${r.store} (${r.skipped})`).join(", ")}.\n` : ""}
+${table(
+  [
+    "store",
+    "runs/s",
+    "approval cycles/s",
+    "acquire p50 / p99",
+    "floor p50 / p99",
+    "acquire ÷ floor (p50)",
+    "per paused run",
+  ],
+  rows,
+)}
+`,
+    targets: [],
+  };
+}
+
 const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | SectionResult> = {
   loop: loopSection,
   stream: streamSection,
@@ -542,6 +594,7 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   size: sizeSection,
   sse: sseSection,
   otel: otelSection,
+  stores: storesSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */

@@ -4,7 +4,7 @@
  *
  *   npm run bench                      full run (a few minutes), writes BENCHMARKS.md
  *   npm run bench -- --quick           smoke run (seconds), writes $TMPDIR/tollgate-BENCHMARKS.quick.md
- *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel)
+ *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel stores)
  *   npm run bench -- --out=FILE        write the report elsewhere
  *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream)
  *   npm run bench -- --promise-sites=loop   where tollgate's promises come from (loop | stream)
