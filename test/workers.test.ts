@@ -1,0 +1,230 @@
+/**
+ * The worker pool of examples/workers/ on a real Redis: BullMQ's queue and the run store both
+ * live there, and the workers are real processes. One is killed with SIGKILL in the middle of
+ * a tool; its job must be picked up again (BullMQ's stalled detection, with short lock settings
+ * here) and its run recovered from the checkpoint, with no non-idempotent call run twice.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import type { FullRunStore, RunState } from "tollgate";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueDecision, enqueueRun, runsQueue } from "../examples/workers/pool.js";
+import { sharedStore } from "../examples/workers/store.js";
+import { serviceUrl } from "./support/services.js";
+
+const url = serviceUrl("redis", "test/workers.test.ts");
+const root = fileURLToPath(new URL("..", import.meta.url));
+const WORKER = join(root, "examples", "workers", "worker.ts");
+
+/** Short leases and locks, so a killed worker's run and job are free again within seconds. */
+const LEASE_MS = 1500;
+const SETTINGS = {
+  TOLLGATE_LEASE_MS: String(LEASE_MS),
+  TOLLGATE_LOCK_MS: "2000",
+  TOLLGATE_STALLED_MS: "500",
+  // A busy machine may let a live worker's lock lapse once: its job is then taken by another
+  // worker, which the store refuses while the first holds the run. Never dropped for it.
+  TOLLGATE_MAX_STALLED: "3",
+};
+const FINAL = ["completed", "failed", "stopped", "ended_by_tool", "stopped_by_condition"];
+
+/** A worker process, with what it printed (shown when a wait times out). */
+interface WorkerProcess {
+  process: ChildProcess;
+  output: string;
+  exited: Promise<void>;
+}
+
+describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
+  const tag = `workers-test-${process.pid}-${Date.now()}`;
+  const prefix = `${tag}:`;
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-workers-"));
+  const trace = join(dir, "trace.log");
+  const workers: WorkerProcess[] = [];
+  let redis: Redis;
+  let store: FullRunStore;
+  let queue: ReturnType<typeof runsQueue>;
+
+  /** What every worker printed, for a timeout's message. */
+  const outputs = () => workers.map((w) => `[${w.process.pid}] ${w.output}`).join("\n");
+
+  /** Polls `check` until it returns a value, or fails saying what was awaited. */
+  async function waitFor<T>(
+    what: string,
+    check: () => Promise<T | undefined> | T | undefined,
+    ms = 20_000,
+  ): Promise<T> {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const value = await check();
+      if (value !== undefined) return value;
+      await sleep(50);
+    }
+    throw new Error(`timed out after ${ms} ms waiting for ${what}; workers printed:\n${outputs()}`);
+  }
+
+  /** The trace's lines, as `start|end <tool> <order> <pid>`. */
+  const traceLines = () =>
+    existsSync(trace) ? readFileSync(trace, "utf8").trim().split("\n") : [];
+  const count = (line: string) => traceLines().filter((l) => l.startsWith(`${line} `)).length;
+
+  function startWorkerProcess(): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+      cwd: root,
+      env: {
+        ...process.env,
+        ...SETTINGS,
+        TOLLGATE_REDIS_URL: url,
+        TOLLGATE_WORKERS_DIR: dir,
+        TOLLGATE_QUEUE: tag,
+        TOLLGATE_PREFIX: prefix,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const worker: WorkerProcess = {
+      process: child,
+      output: "",
+      exited: new Promise((resolve) => child.once("exit", () => resolve())),
+    };
+    const collect = (chunk: Buffer) => {
+      worker.output += chunk.toString();
+    };
+    child.stdout!.on("data", collect);
+    child.stderr!.on("data", collect);
+    workers.push(worker);
+    return waitFor(`worker ${child.pid} to be ready`, () =>
+      worker.output.includes("ready")
+        ? worker
+        : child.exitCode !== null
+          ? Promise.reject(new Error(`worker exited ${child.exitCode}: ${worker.output}`))
+          : undefined,
+    );
+  }
+
+  /** A job's end state, once BullMQ has one. */
+  const finished = (id: string) =>
+    waitFor(`job ${id} to finish`, async () => {
+      const job = await queue.getJob(id);
+      const state = await job?.getState();
+      return state === "completed" || state === "failed" ? { job: job!, state } : undefined;
+    });
+
+  /** A run's state, once it is final. */
+  const settled = (runId: string) =>
+    waitFor(`run ${runId} to reach a final status`, async () => {
+      const state = await store.get(runId);
+      return state && FINAL.includes(state.status) ? state : undefined;
+    });
+
+  beforeAll(async () => {
+    redis = new Redis(url!, { maxRetriesPerRequest: null });
+    store = sharedStore(redis, { leaseMs: LEASE_MS, prefix });
+    queue = runsQueue(redis, { attempts: 20, backoffMs: 200 }, tag);
+    await Promise.all([startWorkerProcess(), startWorkerProcess(), startWorkerProcess()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const { process: child, exited } of workers) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const stopped = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
+      if (!stopped) child.kill("SIGKILL");
+    }
+    if (queue) {
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+    }
+    if (redis) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it("a worker killed mid-tool: its job is taken again, its run recovers, no charge runs twice", {
+    timeout: 60_000,
+  }, async () => {
+    // A-1's tools wait inside their call while this file exists.
+    writeFileSync(join(dir, "hold-A-1"), "");
+    for (const order of ["A-1", "B-2", "C-3"])
+      await enqueueRun(queue, `order-${order}`, `order ${order}`);
+
+    const pid = await waitFor("both of A-1's tools to start in one worker", () => {
+      const starts = traceLines().filter((l) => / (charge|lookup) A-1 /.test(l));
+      const pids = new Set(starts.map((l) => l.split(" ")[3]));
+      return starts.length === 2 && pids.size === 1 ? Number([...pids][0]) : undefined;
+    });
+    const victim = workers.find((w) => w.process.pid === pid);
+    expect(victim, `pid ${pid} is one of the workers`).toBeDefined();
+    victim!.process.kill("SIGKILL");
+    await victim!.exited;
+    rmSync(join(dir, "hold-A-1"));
+
+    // Nothing is lost: every run reaches a final status, every job completes.
+    const states: Record<string, RunState> = {};
+    for (const order of ["A-1", "B-2", "C-3"]) states[order] = await settled(`order-${order}`);
+    for (const order of ["A-1", "B-2", "C-3"]) {
+      const { job, state } = await finished(`start-order-${order}`);
+      expect(state, `job of ${order}: ${job.failedReason}`).toBe("completed");
+      expect(states[order]!.status).toBe("completed");
+    }
+    const { job } = await finished("start-order-A-1");
+    expect(job.returnvalue.pid).not.toBe(pid);
+
+    // The interrupted charge never ran again; the model was told its outcome is unknown.
+    expect(count("start charge A-1")).toBe(1);
+    expect(count("end charge A-1")).toBe(0);
+    // The idempotent lookup ran again, in another worker, and finished there.
+    expect(count("start lookup A-1")).toBe(2);
+    expect(traceLines().filter((l) => l.startsWith("end lookup A-1 "))).toEqual([
+      expect.not.stringContaining(` ${pid}`),
+    ]);
+    const results = states["A-1"]!.messages.flatMap((m) => (m.role === "tool" ? m.results : []));
+    expect(results.map((r) => [r.toolName, r.isError, String(r.output)])).toEqual([
+      ["charge", true, expect.stringContaining("outcome unknown")],
+      ["lookup", false, "A-1: 2 items, shipped"],
+    ]);
+    for (const order of ["B-2", "C-3"]) {
+      expect([count(`start charge ${order}`), count(`end charge ${order}`)]).toEqual([1, 1]);
+    }
+  });
+
+  it("a run paused for approval resumes on a decision job; a duplicate decision runs nothing", {
+    timeout: 60_000,
+  }, async () => {
+    await enqueueRun(queue, "refund-R-9", "refund R-9");
+    const paused = await finished("start-refund-R-9");
+    expect(paused.job.returnvalue.status).toBe("needs_approval");
+
+    const page = await store.listPending();
+    const waiting = page.runs.find((run) => run.runId === "refund-R-9");
+    expect(waiting?.pending.map((call) => [call.toolName, call.args])).toEqual([
+      ["refund", { order: "R-9" }],
+    ]);
+    expect(count("start refund R-9")).toBe(0);
+
+    const decisions = Object.fromEntries(
+      waiting!.pending.map((call) => [
+        call.toolCallId,
+        { approve: true as const, digest: call.digest },
+      ]),
+    );
+    const first = await enqueueDecision(queue, "refund-R-9", decisions);
+    const again = await enqueueDecision(queue, "refund-R-9", decisions);
+    const outcomes = [];
+    for (const job of [first, again]) {
+      const { state, job: done } = await finished(job.id!);
+      expect(state, done.failedReason).toBe("completed");
+      outcomes.push((done.returnvalue as { status: string }).status);
+    }
+    expect(outcomes.sort()).toEqual(["completed", "skipped"]);
+    expect((await settled("refund-R-9")).status).toBe("completed");
+    expect([count("start refund R-9"), count("end refund R-9")]).toEqual([1, 1]);
+    expect((await store.listPending()).runs.map((run) => run.runId)).not.toContain("refund-R-9");
+  });
+});
