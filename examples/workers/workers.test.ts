@@ -13,12 +13,12 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { FullRunStore, RunState } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueDecision, enqueueRun, runsQueue } from "../examples/workers/pool.js";
-import { sharedStore } from "../examples/workers/store.js";
-import { serviceUrl } from "./support/services.js";
+import { serviceUrl } from "../../test/support/services.js";
+import { enqueueDecision, enqueueRun, runsQueue } from "./pool.js";
+import { sharedStore } from "./store.js";
 
-const url = serviceUrl("redis", "test/workers.test.ts");
-const root = fileURLToPath(new URL("..", import.meta.url));
+const url = serviceUrl("redis", "examples/workers/workers.test.ts");
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = join(root, "examples", "workers", "worker.ts");
 
 /** Short leases and locks, so a killed worker's run and job are free again within seconds. */
