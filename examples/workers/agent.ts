@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { AgentLoop, type Message, type RunStore, tool } from "tollgate";
+import { AgentLoop, type LoopListener, type Message, type RunStore, tool } from "tollgate";
 import { functionProvider } from "tollgate/testing";
 import { z } from "zod";
 
@@ -23,6 +23,8 @@ export interface AgentOptions {
   store: RunStore;
   /** The file each tool call appends `start|end <tool> <order> <pid>` to. */
   traceFile: string;
+  /** Every event of every run (the workers publish them for an inbox in another process). */
+  onEvent?: LoopListener;
 }
 
 /** A trace line: which tool, for which order, started or ended, in which process. */
@@ -37,7 +39,7 @@ async function heldWhile(file: string, order: string): Promise<void> {
 }
 
 /** The order agent: `order <id>` charges and looks up; `refund <id>` asks for a refund. */
-export function ordersAgent({ store, traceFile }: AgentOptions): AgentLoop {
+export function ordersAgent({ store, traceFile, onEvent }: AgentOptions): AgentLoop {
   const traced = <A extends { order: string }>(
     name: string,
     run: (args: A) => unknown,
@@ -90,7 +92,7 @@ export function ordersAgent({ store, traceFile }: AgentOptions): AgentLoop {
       ],
     };
   });
-  return new AgentLoop({ provider, tools: [charge, lookup, refund], store });
+  return new AgentLoop({ provider, tools: [charge, lookup, refund], store, onEvent });
 }
 
 /** The text of the run's first user message. */

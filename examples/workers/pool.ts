@@ -7,8 +7,8 @@
  *   crashed worker left it mid-step (`loop.resume(runId)`).
  * - `{ kind: "resume", runId, decisions }` continues a run paused for approval.
  * - A run whose lease another worker still holds is "still running": the job fails this
- *   attempt and BullMQ retries it after a backoff; a decision for a run that has moved on
- *   (a duplicate) runs nothing.
+ *   attempt and BullMQ retries it after a backoff (never dropped, never run by two workers at
+ *   once); a decision for a run that has moved on (a duplicate) runs nothing.
  */
 import { type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";

@@ -14,6 +14,7 @@
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { ordersAgent } from "./agent.js";
+import { publishEvents } from "./events.js";
 import { RUNS_QUEUE, startWorker } from "./pool.js";
 import { sharedStore } from "./store.js";
 
@@ -27,11 +28,10 @@ const ms = (name: string, fallback: number) => Number(process.env[name] ?? fallb
 
 // BullMQ's workers block on Redis, so requests must wait for a reconnect, not fail.
 const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-const store = sharedStore(connection, {
-  leaseMs: ms("TOLLGATE_LEASE_MS", 30_000),
-  prefix: process.env.TOLLGATE_PREFIX ?? "tollgate:",
-});
-const loop = ordersAgent({ store, traceFile: join(dir, "trace.log") });
+const prefix = process.env.TOLLGATE_PREFIX ?? "tollgate:";
+const store = sharedStore(connection, { leaseMs: ms("TOLLGATE_LEASE_MS", 30_000), prefix });
+const onEvent = publishEvents(connection, prefix);
+const loop = ordersAgent({ store, traceFile: join(dir, "trace.log"), onEvent });
 const worker = startWorker({
   connection,
   loop,

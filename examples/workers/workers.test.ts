@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
-import type { FullRunStore, RunState } from "tollgate";
+import type { FullRunStore, LoopEvent, RunState } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceUrl } from "../../test/support/services.js";
+import { queueInboxWorker } from "./events.js";
 import { enqueueDecision, enqueueRun, runsQueue } from "./pool.js";
 import { sharedStore } from "./store.js";
 
@@ -49,6 +50,7 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   let redis: Redis;
   let store: FullRunStore;
   let queue: ReturnType<typeof runsQueue>;
+  let inbox: ReturnType<typeof queueInboxWorker> | undefined;
 
   /** What every worker printed, for a timeout's message. */
   const outputs = () => workers.map((w) => `[${w.process.pid}] ${w.output}`).join("\n");
@@ -129,6 +131,7 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   }, 60_000);
 
   afterAll(async () => {
+    inbox?.close();
     for (const { process: child, exited } of workers) {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const stopped = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
@@ -214,10 +217,24 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
         { approve: true as const, digest: call.digest },
       ]),
     );
-    const first = await enqueueDecision(queue, "refund-R-9", decisions);
+    // Through the inbox's worker: the decision goes on the queue, the events come back live.
+    inbox = queueInboxWorker(queue, redis, prefix);
+    await inbox.resume("refund-R-9", decisions);
+    const events: LoopEvent[] = [];
+    let ended: true | Error | undefined;
+    void (async () => {
+      for await (const event of inbox!.events("refund-R-9")) events.push(event);
+    })().then(
+      () => (ended = true),
+      (error: Error) => (ended = error),
+    );
     const again = await enqueueDecision(queue, "refund-R-9", decisions);
+    const [first] = await queue
+      .getJobs(["waiting", "active", "completed", "failed", "delayed"])
+      .then((jobs) => jobs.filter((job) => job.data.kind === "resume" && job.id !== again.id));
+    expect(first, "the inbox's decision is a job on the queue").toBeDefined();
     const outcomes = [];
-    for (const job of [first, again]) {
+    for (const job of [first!, again]) {
       const { state, job: done } = await finished(job.id!);
       expect(state, done.failedReason).toBe("completed");
       outcomes.push((done.returnvalue as { status: string }).status);
@@ -226,5 +243,13 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
     expect((await settled("refund-R-9")).status).toBe("completed");
     expect([count("start refund R-9"), count("end refund R-9")]).toEqual([1, 1]);
     expect((await store.listPending()).runs.map((run) => run.runId)).not.toContain("refund-R-9");
+
+    // The inbox read the resume's events, from its start to the run's end.
+    expect(await waitFor("the inbox's event stream to end", () => ended)).toBe(true);
+    expect(events[0]).toMatchObject({ type: "run-start", runId: "refund-R-9", resumed: true });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool-decision", by: "approval" }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "run-finish", status: "completed" });
   });
 });
