@@ -35,6 +35,23 @@ function newPool(max = 10): pg.Pool {
   return made;
 }
 
+/**
+ * Drops this file's database once the ended pools' connections are gone (pg's `end()` resolves
+ * before their sockets close; `WITH (FORCE)` would kill them and surface as uncaught errors).
+ */
+async function dropDatabase(): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin?.query(`DROP DATABASE IF EXISTS ${database}`);
+      return;
+    } catch (error) {
+      // 55006: the database is still being accessed by other users.
+      if ((error as { code?: string }).code !== "55006" || attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 /** A table name no other test uses. */
 const tableName = () => `runs_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
 
@@ -49,7 +66,7 @@ describe.skipIf(!url)("postgresRunStore", () => {
 
   afterAll(async () => {
     await pool?.end();
-    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await dropDatabase();
     await admin?.end();
   });
 
