@@ -535,6 +535,7 @@ async function takeRun(store: StoreCalls, runId: string): Promise<RunLease> {
   if (lease) return lease;
   throw new ResumeError(
     `run ${runId} is still running: another process holds its lease and renews it while it runs; resume it once it has paused, or once its lease has run out after a crash`,
+    { retryable: true },
   );
 }
 
@@ -601,6 +602,7 @@ async function takeNewRun(store: StoreCalls, runId: string): Promise<RunLease> {
     throw new StoreError(
       `run ${runId} is already running (another run holds its lease); two live runs never share a runId`,
       "acquire",
+      { retryable: true },
     );
   }
   await refuseToReplace(store, lease);

@@ -140,13 +140,20 @@ export class PolicyError extends TollgateError {
 
 /** A `RunStore` failed or refused a write (a lost lease, a stale fencing token). */
 export class StoreError extends TollgateError {
+  /**
+   * True when another process holds the run's lease (a `run()` with a runId that is running
+   * elsewhere): the same call may succeed later. False for every other store failure.
+   */
+  readonly retryable: boolean;
+
   constructor(
     message: string,
     /** The store method that failed: "get", "put", "claim", "acquire", "renew" or "release". */
     readonly operation: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryable?: boolean },
   ) {
     super(message, options);
+    this.retryable = options?.retryable === true;
   }
 }
 
@@ -165,7 +172,19 @@ export class ToolOutputError extends TollgateError {
 export class OutputValidationError extends TollgateError {}
 
 /** A paused run could not be resumed; nothing ran. */
-export class ResumeError extends TollgateError {}
+export class ResumeError extends TollgateError {
+  /**
+   * True when the run is still running in another process (its lease is live): the same
+   * resume may succeed once that process pauses, or its lease runs out after a crash. A queue
+   * worker retries these later and fails the job for good on any other `ResumeError`.
+   */
+  readonly retryable: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(message, options);
+    this.retryable = options?.retryable === true;
+  }
+}
 
 /** A model provider answered with an error, or could not be reached. */
 export class ProviderError extends TollgateError {

@@ -12,6 +12,7 @@ import {
   PolicyError,
   type PreToolCallHook,
   ProviderError,
+  ResumeError,
   type RunResult,
   type RunStore,
   StoreError,
@@ -826,14 +827,23 @@ describe("leases: one live owner per run", () => {
     });
     const first = loop.run("go", { runId: "r1" });
     await waitFor(async () => (await store.get("r1"))?.status === "running");
-    await expect(loop.resume("r1", {})).rejects.toThrow(/run r1 is still running/);
+    const busy = await loop.resume("r1", {}).catch((e) => e);
+    expect(busy).toBeInstanceOf(ResumeError);
+    expect(busy.message).toMatch(/run r1 is still running/);
+    // A queue worker retries this one later: the run may pause or its lease run out.
+    expect(busy.retryable).toBe(true);
     const second = await new AgentLoop({ provider: scriptedProvider([{ text: "y" }]), store })
       .run("go", { runId: "r1" })
       .catch((e) => e);
     expect(second).toBeInstanceOf(StoreError);
     expect(second.message).toMatch(/already running/);
+    expect(second.retryable).toBe(true);
     release();
     await expect(first).resolves.toMatchObject({ status: "completed" });
+    // Resuming it now is refused for good: nothing waits, and waiting will not change that.
+    const done = await loop.resume("r1", {}).catch((e) => e);
+    expect(done).toBeInstanceOf(ResumeError);
+    expect(done.retryable).toBe(false);
     // Once it ended, its lease is given up: the id is free again.
     await expect(
       new AgentLoop({ provider: scriptedProvider([{ text: "z" }]), store }).run("go", {

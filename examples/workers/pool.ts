@@ -120,7 +120,7 @@ export async function runJob(loop: AgentLoop, store: RunStore, job: RunJob): Pro
     return skipped(runId, `the run is already ${state.status}`);
   } catch (error) {
     if (!(error instanceof ResumeError || error instanceof StoreError)) throw error;
-    if (/is (still|already) running/.test(error.message)) {
+    if (error.retryable) {
       throw new Error(`run ${runId} is held by another worker; retried later (${error.message})`);
     }
     // Another job (a duplicate decision) resumed the same state first: nothing to do.
