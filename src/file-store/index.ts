@@ -20,10 +20,15 @@
  */
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { FullRunStore, PendingRun, RunLease, RunState, RunStoreOptions } from "tollgate";
+import type { FullRunStore, RunLease, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
-import { type PendingEntry, pagedPending } from "../util/pending-page.js";
+import {
+  isPausedStatus,
+  type PendingEntry,
+  pagedPending,
+  pendingRunOf,
+} from "../util/pending-page.js";
 import { checkedId as idOf, isToken, checkedLease as leaseOf } from "../util/store-args.js";
 import {
   codeOf,
@@ -216,23 +221,6 @@ async function readPendingEntries(folder: string): Promise<PendingEntry[]> {
     entries.push({ runId: entry.runId, updatedAt: entry.updatedAt as number });
   }
   return entries;
-}
-
-/** Whether a state's status is a pause (`needs_approval` or `needs_results`). */
-function isPausedStatus(status: unknown): boolean {
-  return status === "needs_approval" || status === "needs_results";
-}
-
-/** What `listPending` tells of a paused state. */
-function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
-  return {
-    runId: state.runId,
-    stateId: state.stateId,
-    status: state.status as PendingRun["status"],
-    pending: state.pending ?? [],
-    external: state.external ?? [],
-    updatedAt,
-  };
 }
 
 /** A file's JSON, or undefined when there is no such file. */

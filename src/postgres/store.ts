@@ -1,7 +1,7 @@
-import type { FullRunStore, PendingRun, RunState, RunStoreOptions } from "tollgate";
+import type { FullRunStore, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
-import { listPendingOptions } from "../util/pending-page.js";
+import { listPendingOptions, pendingRunOf } from "../util/pending-page.js";
 import { checkedId, checkedLease, isToken } from "../util/store-args.js";
 import { checkedDb, type PostgresQueryable, run } from "./db.js";
 import type { PostgresTableOptions } from "./migrate.js";
@@ -160,16 +160,4 @@ function parseState(text: unknown): unknown {
   } catch (error) {
     throw new Error(`${WHERE}: a stored state is not valid JSON`, { cause: error });
   }
-}
-
-/** What `listPending` tells of a paused state. */
-function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
-  return {
-    runId: state.runId,
-    stateId: state.stateId,
-    status: state.status as PendingRun["status"],
-    pending: state.pending ?? [],
-    external: state.external ?? [],
-    updatedAt,
-  };
 }

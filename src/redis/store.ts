@@ -2,7 +2,13 @@ import type { FullRunStore, PendingRun, RunState, RunStoreOptions } from "tollga
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
 import { checkKeys } from "../util/option-keys.js";
-import { cursorOf, listPendingOptions, type PendingEntry } from "../util/pending-page.js";
+import {
+  cursorOf,
+  isPausedStatus,
+  listPendingOptions,
+  type PendingEntry,
+  pendingRunOf,
+} from "../util/pending-page.js";
 import { checkedId, checkedLease } from "../util/store-args.js";
 import { checkedClient, type RedisClient } from "./client.js";
 import { claimKey, pendingKey, type RunKeys, runKeys } from "./keys.js";
@@ -205,21 +211,4 @@ function parseState(text: string, runId: string): RunState {
       cause: error,
     });
   }
-}
-
-/** Whether a state's status is a pause (`needs_approval` or `needs_results`). */
-function isPausedStatus(status: unknown): boolean {
-  return status === "needs_approval" || status === "needs_results";
-}
-
-/** What `listPending` tells of a paused state. */
-function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
-  return {
-    runId: state.runId,
-    stateId: state.stateId,
-    status: state.status as PendingRun["status"],
-    pending: state.pending ?? [],
-    external: state.external ?? [],
-    updatedAt,
-  };
 }

@@ -1,6 +1,6 @@
 import type { ExternalCall, PendingApproval } from "../step-record.js";
 import { leaseMsOf } from "../util/lease-ms.js";
-import { pagedPending } from "../util/pending-page.js";
+import { pagedPending, pendingRunOf } from "../util/pending-page.js";
 import { checkedId, checkedLease } from "../util/store-args.js";
 import { isPaused, type RunState } from "./run-state.js";
 
@@ -172,15 +172,3 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
 
 /** The name errors of `memoryRunStore` start with. */
 const WHERE = "memoryRunStore";
-
-/** What `listPending` tells of a paused state. */
-function pendingRunOf(state: RunState, updatedAt: number): PendingRun {
-  return {
-    runId: state.runId,
-    stateId: state.stateId,
-    status: state.status as PendingRun["status"],
-    pending: state.pending ?? [],
-    external: state.external ?? [],
-    updatedAt,
-  };
-}

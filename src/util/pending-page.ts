@@ -6,6 +6,35 @@ export interface PendingEntry {
   readonly updatedAt: number;
 }
 
+/** Whether a state's status is a pause (`needs_approval` or `needs_results`): what `listPending` lists. */
+export function isPausedStatus(status: unknown): status is "needs_approval" | "needs_results" {
+  return status === "needs_approval" || status === "needs_results";
+}
+
+/** The fields of a paused state that `listPending` tells (typed structurally: util imports no core type). */
+interface PausedStateFields<Pending, External> {
+  runId: string;
+  stateId: string;
+  status: string;
+  pending?: Pending[] | undefined;
+  external?: External[] | undefined;
+}
+
+/** What `listPending` tells of a paused state written at `updatedAt` (every store's `PendingRun`). */
+export function pendingRunOf<Pending, External>(
+  state: PausedStateFields<Pending, External>,
+  updatedAt: number,
+) {
+  return {
+    runId: state.runId,
+    stateId: state.stateId,
+    status: state.status as "needs_approval" | "needs_results",
+    pending: state.pending ?? [],
+    external: state.external ?? [],
+    updatedAt,
+  };
+}
+
 /** The default and the largest `limit` of `listPending`. */
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1_000;
