@@ -38,8 +38,11 @@ async function heldWhile(file: string, order: string): Promise<void> {
   while (existsSync(hold)) await sleep(25);
 }
 
-/** The order agent: `order <id>` charges and looks up; `refund <id>` asks for a refund. */
-export function ordersAgent({ store, traceFile, onEvent }: AgentOptions): AgentLoop {
+/**
+ * The agent's tools, tracing to `traceFile`. An approval inbox takes them too, to check edited
+ * args against their schemas (it never runs them).
+ */
+export function ordersTools(traceFile: string) {
   const traced = <A extends { order: string }>(
     name: string,
     run: (args: A) => unknown,
@@ -77,6 +80,11 @@ export function ordersAgent({ store, traceFile, onEvent }: AgentOptions): AgentL
     input: z.object({ order: z.string() }),
     execute: traced("refund", ({ order }) => `refunded ${order}`, false),
   });
+  return [charge, lookup, refund] as const;
+}
+
+/** The order agent: `order <id>` charges and looks up; `refund <id>` asks for a refund. */
+export function ordersAgent({ store, traceFile, onEvent }: AgentOptions): AgentLoop {
   const provider = functionProvider((request) => {
     const prompt = firstPrompt(request.messages);
     const [verb = "", order = ""] = prompt.split(" ");
@@ -92,7 +100,7 @@ export function ordersAgent({ store, traceFile, onEvent }: AgentOptions): AgentL
       ],
     };
   });
-  return new AgentLoop({ provider, tools: [charge, lookup, refund], store, onEvent });
+  return new AgentLoop({ provider, tools: [...ordersTools(traceFile)], store, onEvent });
 }
 
 /** The text of the run's first user message. */

@@ -4,23 +4,19 @@
  * a tool; its job must be picked up again (BullMQ's stalled detection, with short lock settings
  * here) and its run recovered from the checkpoint, with no non-idempotent call run twice.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { FullRunStore, LoopEvent, RunState } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceUrl } from "../../test/support/services.js";
+import { workerPool } from "../../test/support/worker-processes.js";
 import { queueInboxWorker } from "./events.js";
 import { enqueueDecision, enqueueRun, runsQueue } from "./pool.js";
 import { sharedStore } from "./store.js";
 
 const url = serviceUrl("redis", "examples/workers/workers.test.ts");
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const WORKER = join(root, "examples", "workers", "worker.ts");
 
 /** Short leases and locks, so a killed worker's run and job are free again within seconds. */
 const LEASE_MS = 1500;
@@ -34,79 +30,16 @@ const SETTINGS = {
 };
 const FINAL = ["completed", "failed", "stopped", "ended_by_tool", "stopped_by_condition"];
 
-/** A worker process, with what it printed (shown when a wait times out). */
-interface WorkerProcess {
-  process: ChildProcess;
-  output: string;
-  exited: Promise<void>;
-}
-
 describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   const tag = `workers-test-${process.pid}-${Date.now()}`;
   const prefix = `${tag}:`;
   const dir = mkdtempSync(join(tmpdir(), "tollgate-workers-"));
-  const trace = join(dir, "trace.log");
-  const workers: WorkerProcess[] = [];
+  const pool = workerPool({ url: url!, dir, queue: tag, prefix, env: SETTINGS });
+  const { workers, waitFor, traceLines, count } = pool;
   let redis: Redis;
   let store: FullRunStore;
   let queue: ReturnType<typeof runsQueue>;
   let inbox: ReturnType<typeof queueInboxWorker> | undefined;
-
-  /** What every worker printed, for a timeout's message. */
-  const outputs = () => workers.map((w) => `[${w.process.pid}] ${w.output}`).join("\n");
-
-  /** Polls `check` until it returns a value, or fails saying what was awaited. */
-  async function waitFor<T>(
-    what: string,
-    check: () => Promise<T | undefined> | T | undefined,
-    ms = 20_000,
-  ): Promise<T> {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-      const value = await check();
-      if (value !== undefined) return value;
-      await sleep(50);
-    }
-    throw new Error(`timed out after ${ms} ms waiting for ${what}; workers printed:\n${outputs()}`);
-  }
-
-  /** The trace's lines, as `start|end <tool> <order> <pid>`. */
-  const traceLines = () =>
-    existsSync(trace) ? readFileSync(trace, "utf8").trim().split("\n") : [];
-  const count = (line: string) => traceLines().filter((l) => l.startsWith(`${line} `)).length;
-
-  function startWorkerProcess(): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...SETTINGS,
-        TOLLGATE_REDIS_URL: url,
-        TOLLGATE_WORKERS_DIR: dir,
-        TOLLGATE_QUEUE: tag,
-        TOLLGATE_PREFIX: prefix,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const worker: WorkerProcess = {
-      process: child,
-      output: "",
-      exited: new Promise((resolve) => child.once("exit", () => resolve())),
-    };
-    const collect = (chunk: Buffer) => {
-      worker.output += chunk.toString();
-    };
-    child.stdout!.on("data", collect);
-    child.stderr!.on("data", collect);
-    workers.push(worker);
-    return waitFor(`worker ${child.pid} to be ready`, () =>
-      worker.output.includes("ready")
-        ? worker
-        : child.exitCode !== null
-          ? Promise.reject(new Error(`worker exited ${child.exitCode}: ${worker.output}`))
-          : undefined,
-    );
-  }
 
   /** A job's end state, once BullMQ has one. */
   const finished = (id: string) =>
@@ -127,16 +60,12 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
     redis = new Redis(url!, { maxRetriesPerRequest: null });
     store = sharedStore(redis, { leaseMs: LEASE_MS, prefix });
     queue = runsQueue(redis, { attempts: 20, backoffMs: 200 }, tag);
-    await Promise.all([startWorkerProcess(), startWorkerProcess(), startWorkerProcess()]);
+    await Promise.all([pool.start(), pool.start(), pool.start()]);
   }, 60_000);
 
   afterAll(async () => {
     inbox?.close();
-    for (const { process: child, exited } of workers) {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const stopped = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
-      if (!stopped) child.kill("SIGKILL");
-    }
+    await pool.stop();
     if (queue) {
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
