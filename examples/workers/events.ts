@@ -4,9 +4,10 @@
  * of the latest resume, live. `queueInboxWorker` is the inbox's worker (`resume` and `events`,
  * as examples/approval-inbox/ takes them) over the queue.
  */
+import { createHash } from "node:crypto";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ApprovalDecisions, LoopEvent } from "tollgate";
+import { type ApprovalDecisions, type LoopEvent, ResumeError } from "tollgate";
 import { enqueueDecision, type JobOutcome, type RunJob } from "./pool.js";
 
 /** How long a run's event log stays after its last event, in ms. */
@@ -47,6 +48,12 @@ export function queueInboxWorker(
   const readers = new Set<Redis>();
   return {
     async resume(runId, decisions) {
+      // A paused state is decided once: a second submit (another tab) is refused, as the
+      // in-process worker's claim refuses it, rather than wiping the first resume's log.
+      const once = `${prefix}decided:{run:${runId}}:${stateOf(decisions)}`;
+      if ((await redis.set(once, "1", "PX", KEEP_MS, "NX")) !== "OK") {
+        throw new ResumeError(`run ${runId}: a decision on this paused state was already sent`);
+      }
       // The log starts again with this resume, so a reader sees its events from the first.
       await redis.del(eventsKey(prefix, runId));
       await enqueueDecision(queue, runId, decisions);
@@ -57,6 +64,20 @@ export function queueInboxWorker(
       readers.clear();
     },
   };
+}
+
+/**
+ * The paused state the decisions are about: their calls' digests, which bind each call to it
+ * (the inbox gives every decision its call's digest from the store; one without is refused).
+ */
+function stateOf(decisions: ApprovalDecisions): string {
+  const digests = Object.entries(decisions).map(([key, decision]) => {
+    if (typeof decision.digest !== "string" || decision.digest === "") {
+      throw new TypeError(`the decision for ${key} carries no digest of its call`);
+    }
+    return decision.digest;
+  });
+  return createHash("sha256").update(digests.sort().join("\n")).digest("hex");
 }
 
 /**

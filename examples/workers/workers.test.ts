@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import type { FullRunStore, LoopEvent, RunState } from "tollgate";
+import { type FullRunStore, type LoopEvent, ResumeError, type RunState } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceUrl } from "../../test/support/services.js";
 import { workerPool } from "../../test/support/worker-processes.js";
@@ -149,6 +149,10 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
     // Through the inbox's worker: the decision goes on the queue, the events come back live.
     inbox = queueInboxWorker(queue, redis, prefix);
     await inbox.resume("refund-R-9", decisions);
+    // A second submit of a decision on the same paused state (another tab) is refused.
+    await expect(inbox.resume("refund-R-9", decisions)).rejects.toThrow(
+      new ResumeError("run refund-R-9: a decision on this paused state was already sent"),
+    );
     const events: LoopEvent[] = [];
     let ended: true | Error | undefined;
     void (async () => {
