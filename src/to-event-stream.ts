@@ -41,11 +41,20 @@ export function toEventStream(
   events: AsyncIterable<LoopEvent>,
   options: EventStreamOptions = {},
 ): Response {
+  if (typeof options === "object" && options !== null && "signal" in options) {
+    throw new TypeError(
+      `${WHERE}: \`signal\` is not an option here; give it to the run: loop.stream(input, { signal })`,
+    );
+  }
   checkKeys(`${WHERE} options`, options, KEYS);
   const iterable = events as Partial<AsyncIterable<LoopEvent>> | null | undefined;
   if (typeof iterable?.[Symbol.asyncIterator] !== "function") {
+    const hint =
+      typeof (events as { then?: unknown } | null)?.then === "function"
+        ? " (a promise: pass loop.stream(…) or loop.resumeStream(…), not run() or resume())"
+        : "";
     throw new TypeError(
-      `${WHERE}: expected the events of a run (an async iterable), got ${kindOf(events)}`,
+      `${WHERE}: expected the events of a run (an async iterable), got ${kindOf(events)}${hint}`,
     );
   }
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;

@@ -233,6 +233,17 @@ describe("toEventStream in process", () => {
     expect(() => toEventStream([] as never)).toThrow(/an async iterable/);
   });
 
+  it("says what to do with a run's promise, or a signal given to it instead of the run", () => {
+    const promise = Promise.resolve({ status: "completed" });
+    expect(() => toEventStream(promise as never)).toThrow(
+      /got an object \(a promise: pass loop\.stream\(…\) or loop\.resumeStream\(…\), not run\(\) or resume\(\)\)/,
+    );
+    const signal = new AbortController().signal;
+    expect(() => toEventStream(someEvents(), { signal } as never)).toThrow(
+      /`signal` is not an option here; give it to the run: loop\.stream\(input, \{ signal \}\)/,
+    );
+  });
+
   it("leaves a tool's error and stack out of tool-error events, nested ones too", async () => {
     const toolError = {
       type: "tool-error",
@@ -309,10 +320,36 @@ describe("readEventStream refuses what is not a run's event stream", () => {
     ],
     ["a malformed error frame", sse("event: error\ndata: nope\n\n"), /error frame is malformed/],
     ["another content type", sse("{}", "application/json"), /text\/event-stream/],
-    ["an error status", new Response("no", { status: 502 }), /answered 502/],
+    [
+      "an error status",
+      new Response("no", { status: 502 }),
+      /answered 502, not an event stream: no$/,
+    ],
   ])("%s", async (_name, response, message) => {
     const error = await read(response).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EventStreamError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it("an error status carries the status and the start of the server's words", async () => {
+    const words = JSON.stringify({ error: `no resume of run r-1 to watch ${"x".repeat(300)}` });
+    const error = (await read(new Response(words, { status: 404 })).catch(
+      (e) => e,
+    )) as EventStreamError;
+    expect(error.status).toBe(404);
+    expect(error.serverError).toBe(false);
+    expect(error.message).toMatch(
+      /^the server answered 404, not an event stream: \{"error":"no resume of run r-1 to watch x+…$/,
+    );
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it("a body already read, or being read, is refused, not a TypeError of the stream", async () => {
+    const used = sse("event: end\ndata: {}\n\n");
+    await used.text();
+    await expect(read(used)).rejects.toThrow(/body was already read: give a fresh response/);
+    const locked = sse("event: end\ndata: {}\n\n");
+    locked.body?.getReader();
+    await expect(read(locked)).rejects.toThrow(EventStreamError);
   });
 });

@@ -11,10 +11,13 @@ export class EventStreamError extends Error {
   override readonly name = "EventStreamError";
   /** Whether the server reported the run's failure (an `error` frame). */
   readonly serverError: boolean;
+  /** The HTTP status, when the server answered one that is not 2xx. */
+  readonly status: number | undefined;
 
-  constructor(message: string, serverError = false) {
+  constructor(message: string, serverError = false, status?: number) {
     super(message);
     this.serverError = serverError;
+    this.status = status;
   }
 }
 
@@ -33,7 +36,7 @@ export class EventStreamError extends Error {
 export async function* readEventStream(
   source: Response | ReadableStream<Uint8Array>,
 ): AsyncGenerator<LoopEvent> {
-  const body = bodyOf(source);
+  const body = await bodyOf(source);
   try {
     for await (const frame of readSSE(body)) {
       if (frame.event === FRAME.end) return;
@@ -49,21 +52,47 @@ export async function* readEventStream(
   }
 }
 
-function bodyOf(source: Response | ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return source;
+/** The most of a refusal's body that goes into the error's message. */
+const SHOWN_BODY = 200;
+
+async function bodyOf(
+  source: Response | ReadableStream<Uint8Array>,
+): Promise<ReadableStream<Uint8Array>> {
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
+    return unlocked(source);
+  }
   const response = source as Partial<Response> | null | undefined;
   if (typeof response?.headers?.get !== "function" || !("body" in response)) {
     throw new TypeError("readEventStream: expected a Response or a ReadableStream");
   }
+  if (response.bodyUsed) {
+    throw new EventStreamError("the response's body was already read: give a fresh response");
+  }
   if (!response.ok) {
-    throw new EventStreamError(`the server answered ${response.status}, not an event stream`);
+    // The server's own words (a JSON error, a proxy's page) say more than the status alone.
+    const text = await response.text?.().catch(() => "");
+    const shown = text
+      ? `: ${text.length > SHOWN_BODY ? `${text.slice(0, SHOWN_BODY)}…` : text}`
+      : "";
+    throw new EventStreamError(
+      `the server answered ${response.status}, not an event stream${shown}`,
+      false,
+      response.status,
+    );
   }
   const type = response.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("text/event-stream")) {
     throw new EventStreamError(`expected content-type text/event-stream, got ${type || "none"}`);
   }
   if (!response.body) throw new EventStreamError("the response has no body");
-  return response.body;
+  return unlocked(response.body);
+}
+
+function unlocked(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  if (body.locked) {
+    throw new EventStreamError("the body is already being read: give a fresh response");
+  }
+  return body;
 }
 
 /** One event frame, checked: JSON data of an object whose `type` is the frame's `event:`. */
