@@ -17,18 +17,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPath } from "../../test/support/services.js";
 import { demoAgent, demoTools, seedRuns, sideEffects } from "./demo-agent.js";
 import { inProcessWorker } from "./in-process.js";
-import { createInbox, type Inbox } from "./inbox.js";
+import { createInbox, type Inbox, type InboxWorker } from "./inbox.js";
 
 const FILE = "examples/approval-inbox/inbox.test.ts";
 const BASELINE = fileURLToPath(new URL("./__screenshots__/inbox.png", import.meta.url));
 const VIEWPORT = { width: 1100, height: 900 };
 
-/** An inbox over the demo agent, its two runs paused; `stop` closes it. */
-async function startInbox(): Promise<{ store: FullRunStore; inbox: Inbox; url: string }> {
+/** An inbox over the demo agent, its two runs paused; `inbox.close()` stops it. */
+async function startInbox(
+  worker: (real: InboxWorker) => InboxWorker = (real) => real,
+): Promise<{ store: FullRunStore; inbox: Inbox; url: string; errors: unknown[] }> {
   const { store, loop } = demoAgent();
   await seedRuns(loop);
-  const inbox = createInbox({ store, tools: demoTools, ...inProcessWorker(loop) });
-  return { store, inbox, url: await inbox.listen() };
+  const errors: unknown[] = [];
+  const inbox = createInbox({
+    store,
+    tools: demoTools,
+    ...worker(inProcessWorker(loop)),
+    onError: (error) => errors.push(error),
+  });
+  return { store, inbox, url: await inbox.listen(), errors };
 }
 
 describe("the inbox's API fails closed", () => {
@@ -95,7 +103,92 @@ describe("the inbox's API fails closed", () => {
       decisions: { call_0_0: { approve: false, reason: "not today" } },
     });
     expect(await post("/api/runs/email-ana/decisions", body)).toMatchObject({ status: 202 });
-    expect(await post("/api/runs/email-ana/decisions", body)).toMatchObject({ status: 409 });
+    expect(await post("/api/runs/email-ana/decisions", body)).toMatchObject({
+      status: 409,
+      error: expect.stringMatching(/reload/),
+    });
+  });
+
+  it("a malformed percent-encoding in a run id is a 400, not a failure of the inbox", async () => {
+    expect(await post("/api/runs/%E0%A4%A/decisions", "{}")).toEqual({
+      status: 400,
+      error: "the run id in the URL is malformed (a bad percent-encoding)",
+    });
+    const events = await fetch(new URL("/api/runs/%E0%A4%A/events", started!.url));
+    expect(events.status).toBe(400);
+    expect(started!.errors).toEqual([]);
+  });
+
+  it("a known path asked with another method is a 405 that says which method it takes", async () => {
+    const ask = async (method: string, path: string) => {
+      const response = await fetch(new URL(path, started!.url), { method });
+      const { error } = (await response.json()) as { error: string };
+      return { status: response.status, allow: response.headers.get("allow"), error };
+    };
+    expect(await ask("DELETE", "/api/pending")).toEqual({
+      status: 405,
+      allow: "GET",
+      error: "/api/pending takes GET, not DELETE",
+    });
+    expect(await ask("GET", "/api/runs/refund-A-1042/decisions")).toMatchObject({
+      status: 405,
+      allow: "POST",
+    });
+    expect(await ask("POST", "/api/runs/refund-A-1042/events")).toMatchObject({
+      status: 405,
+      allow: "GET",
+    });
+    expect(await ask("PUT", "/")).toMatchObject({ status: 405, allow: "GET" });
+    expect(await ask("GET", "/nope")).toMatchObject({ status: 404, allow: null });
+    expect(started!.errors).toEqual([]);
+  });
+
+  it("a run being resumed elsewhere (its lease held) is a 409 a human understands", async () => {
+    const { stateId } = await stateOf("refund-A-1042");
+    const lease = await started!.store.acquire("refund-A-1042"); // as a resume under way does
+    try {
+      const body = JSON.stringify({ stateId, decisions: { call_0_0: { approve: true } } });
+      expect(await post("/api/runs/refund-A-1042/decisions", body)).toEqual({
+        status: 409,
+        error: "this run is already being resumed (a decision was just sent); reload to see it",
+      });
+    } finally {
+      await started!.store.release(lease!);
+    }
+    expect(sideEffects).toEqual([]);
+    expect(await stateOf("refund-A-1042")).toMatchObject({ stateId, status: "needs_approval" });
+  });
+});
+
+describe("a decision another tab made first", () => {
+  it("is a 409 saying the decision was already made", async () => {
+    // Another tab's request passed the inbox's checks too, and its resume went first.
+    const { store, inbox, url, errors } = await startInbox((real) => ({
+      events: real.events,
+      async resume(runId, decisions) {
+        await real.resume(runId, decisions);
+        for await (const _ of (await real.events(runId))!);
+        await real.resume(runId, decisions);
+      },
+    }));
+    try {
+      const { stateId } = (await store.get("email-ana"))!;
+      const response = await fetch(new URL("/api/runs/email-ana/decisions", url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          stateId,
+          decisions: { call_0_0: { approve: false, reason: "not today" } },
+        }),
+      });
+      expect({ status: response.status, ...(await response.json()) }).toEqual({
+        status: 409,
+        error: "this decision was already made; reload",
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await inbox.close();
+    }
   });
 });
 

@@ -39,9 +39,12 @@ export interface InboxWorker {
   resume(runId: string, decisions: ApprovalDecisions): Promise<void>;
   /**
    * The events of the run's latest resume, from its first event, live until the run ends (or
-   * throws); `undefined` when this worker knows no resume of the run.
+   * throws); `undefined` when this worker knows no resume of the run (the inbox's 404). It may
+   * answer through a promise, when finding out takes a round trip.
    */
-  events(runId: string): AsyncIterable<LoopEvent> | undefined;
+  events(
+    runId: string,
+  ): AsyncIterable<LoopEvent> | undefined | Promise<AsyncIterable<LoopEvent> | undefined>;
 }
 
 /** What `createInbox` takes. */
@@ -98,38 +101,42 @@ export function createInbox(options: InboxOptions): Inbox {
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://inbox.invalid");
-    const page = PAGE[url.pathname];
-    if (request.method === "GET" && page) {
+    const { pathname } = url;
+    const page = PAGE[pathname];
+    if (page) {
+      only("GET", request, pathname);
       const body = await readFile(new URL(page.file, PAGE_DIR));
       return send(response, 200, page.type, body);
     }
-    if (request.method === "GET" && url.pathname.startsWith("/vendor/")) {
-      const code = await vendor(url.pathname.slice("/vendor/".length));
-      if (code === undefined) throw new InboxError(404, `no file ${url.pathname}`);
+    if (pathname.startsWith("/vendor/")) {
+      only("GET", request, pathname);
+      const code = await vendor(pathname.slice("/vendor/".length));
+      if (code === undefined) throw new InboxError(404, `no file ${pathname}`);
       return send(response, 200, "text/javascript; charset=utf-8", code);
     }
-    if (request.method === "GET" && url.pathname === "/api/pending") {
+    if (pathname === "/api/pending") {
+      only("GET", request, pathname);
       return json(response, 200, { runs: await waitingRuns(store, tools) });
     }
-    const [, encodedId, action] = RUN_PATH.exec(url.pathname) ?? [];
-    if (encodedId === undefined) throw new InboxError(404, `no route ${url.pathname}`);
-    const runId = decodeURIComponent(encodedId);
-    if (action === "decisions" && request.method === "POST") {
-      const decisions = await checkedDecisions(store, tools, runId, await jsonBody(request));
+    const [, encodedId, action] = RUN_PATH.exec(pathname) ?? [];
+    if (encodedId === undefined) throw new InboxError(404, `no route ${pathname}`);
+    const runId = decodedRunId(encodedId);
+    if (action === "decisions") {
+      only("POST", request, pathname);
+      const body = await jsonBody(request);
+      const decisions = await checkedDecisions(store, tools, runId, body);
       try {
         await options.resume(runId, decisions);
       } catch (error) {
-        if (error instanceof ResumeError) throw new InboxError(409, error.message);
-        throw error;
+        if (!(error instanceof ResumeError)) throw error;
+        throw await refusal(store, runId, (body as { stateId: string }).stateId, error);
       }
       return json(response, 202, { runId, events: `/api/runs/${encodedId}/events` });
     }
-    if (action === "events" && request.method === "GET") {
-      const events = options.events(runId);
-      if (!events) throw new InboxError(404, `no resume of run ${runId} to watch`);
-      return stream(response, toEventStream(events, { errorMessage: logged(onError) }));
-    }
-    throw new InboxError(404, `no route ${request.method} ${url.pathname}`);
+    only("GET", request, pathname);
+    const events = await options.events(runId);
+    if (!events) throw new InboxError(404, `no resume of run ${runId} to watch`);
+    return stream(response, toEventStream(events, { errorMessage: logged(onError) }));
   }
 
   const handler = (request: IncomingMessage, response: ServerResponse) => {
@@ -137,6 +144,7 @@ export function createInbox(options: InboxOptions): Inbox {
       if (!(error instanceof InboxError)) onError(error);
       const refused = error instanceof InboxError ? error : undefined;
       if (response.headersSent) return void response.destroy();
+      if (refused?.allow !== undefined) response.setHeader("allow", refused.allow);
       json(response, refused?.status ?? 500, {
         error: refused?.message ?? "the inbox failed (see the server's log)",
         ...(refused?.callKey === undefined ? {} : { callKey: refused.callKey }),
@@ -162,6 +170,50 @@ export function createInbox(options: InboxOptions): Inbox {
       });
     },
   };
+}
+
+/** A path the inbox knows, asked with another method: a 405 that says which one it takes. */
+function only(method: "GET" | "POST", request: IncomingMessage, pathname: string): void {
+  if (request.method === method) return;
+  throw new InboxError(
+    405,
+    `${pathname} takes ${method}, not ${request.method}`,
+    undefined,
+    method,
+  );
+}
+
+/** The run id in a path, percent-decoded; a malformed encoding is the client's error (a 400). */
+function decodedRunId(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new InboxError(400, "the run id in the URL is malformed (a bad percent-encoding)");
+  }
+}
+
+/**
+ * The 409 for a resume the worker refused, in words for the human who clicked. The loop says
+ * `retryable` only while another process holds the run (a resume of it is under way); a state
+ * that has moved on since was decided already. Any other refusal keeps the loop's words.
+ */
+async function refusal(
+  store: FullRunStore,
+  runId: string,
+  stateId: string,
+  error: ResumeError,
+): Promise<InboxError> {
+  if (error.retryable) {
+    return new InboxError(
+      409,
+      "this run is already being resumed (a decision was just sent); reload to see it",
+    );
+  }
+  const now = await store.get(runId);
+  if (now?.stateId !== stateId || now.status !== "needs_approval") {
+    return new InboxError(409, "this decision was already made; reload");
+  }
+  return new InboxError(409, error.message);
 }
 
 /** Every run waiting for approval, oldest first (all pages), with its transcript. */
