@@ -777,9 +777,44 @@ describe("only trusted state runs", () => {
     const forged = attacker.paused;
     const digest = forged.pending![0]!.digest;
     await expect(make().resume(forged.state, { w: { approve: true, digest } })).rejects.toThrow(
-      /store has never held run .* resumes only with a valid signature/,
+      /store holds no state of run .* \(it was deleted, or never written here\).* resumes only with a valid signature/,
     );
     expect(ran).toEqual([]);
+  });
+
+  it("a paused run deleted from the store cannot be resumed, not even from a signed copy of its state", async () => {
+    const store = memoryRunStore();
+    const paid: string[] = [];
+    const make = () =>
+      new AgentLoop({
+        provider: scriptedProvider([
+          { toolCalls: [{ name: "pay", args: { invoice: "INV-1" }, id: "p1" }] },
+          { text: "paid" },
+        ]),
+        tools: [
+          tool({
+            name: "pay",
+            input: z.object({ invoice: z.string() }),
+            needsApproval: true,
+            execute: ({ invoice }) => {
+              paid.push(invoice);
+              return "paid";
+            },
+          }),
+        ],
+        store,
+        signingKey: "k".repeat(32),
+      });
+    const paused = await make().run("pay INV-1", { runId: "deleted-run" });
+    expect(paused.status).toBe("needs_approval");
+    // The signed copy a browser or a queue still holds.
+    const copy = structuredClone(paused.state);
+    expect(await store.delete("deleted-run")).toBe(true);
+    const error = await make()
+      .resume(copy, { p1: { approve: true } })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ResumeError);
+    expect(paid).toEqual([]);
   });
 
   it("a new run() never writes over a run of the same id that waits for approval", async () => {

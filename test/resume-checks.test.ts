@@ -282,7 +282,7 @@ describe("trust: trustState and the store", () => {
       paused
         .make({ store: memoryRunStore() })
         .resume(copy(paused.state), { s1: { approve: true, digest } }),
-      `this loop's store has never held run ${paused.state.runId}, so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
+      `this loop's store holds no state of run ${paused.state.runId} (it was deleted, or never written here), so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
     );
     const trusted = paused.make({ store: memoryRunStore(), trustState: true });
     await trusted.resume(copy(paused.state), { s1: { approve: true } });

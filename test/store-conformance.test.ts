@@ -60,6 +60,17 @@ describe("runStoreConformance", () => {
     expect(some.length).toBeLessThan(all.length);
   });
 
+  it("fails a delete that leaves the deleted state resumable", async () => {
+    const forgetful = (): RunStore => {
+      const store = memoryRunStore();
+      // Claims kept apart from what delete uses up: a copy of a deleted state could still resume.
+      const claims = memoryRunStore();
+      return { ...store, claim: (stateId) => claims.claim(stateId) };
+    };
+    const [check] = named(runStoreConformance(forgetful), "delete: the deleted state is used up");
+    expect(await outcome(check!)).toMatch(/^claim of the deleted state: expected false, got true$/);
+  });
+
   it("fails a store that takes a number for an id, or a forged lease", async () => {
     const lax = (): RunStore => {
       const store = memoryRunStore();

@@ -180,6 +180,12 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
         // Raise the token first: an owner whose lease ran out can no longer write the run back.
         if (held)
           await writeLease(files.lease, { runId, token: held.token + 1, expiresAt: 0 }, checkHeld);
+        // Every copy of the deleted state is used up: a signed copy must not resume the run.
+        const state = (await readJson(files.state)) as RunState | undefined;
+        if (typeof state?.stateId === "string") {
+          const claim = join(folders.claims, fileNameOf(state.stateId));
+          if (await createExclusive(claim, state.stateId)) await syncFolder(folders.claims);
+        }
         await removeFile(files.state);
         await syncFolder(folders.states);
         await removeFile(files.pending);

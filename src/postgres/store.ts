@@ -125,11 +125,18 @@ export function postgresRunStore(
     async delete(runId) {
       // The outer SELECT sees the table as it was before the DELETE: a row that is there but was
       // not deleted is under a live lease.
+      // The deleted state's claim is taken in the same statement: a copy of the state (signed,
+      // held by a browser or a queue) can never resume a run that was deleted.
       const { rows } = await query(
         `WITH gone AS (
            DELETE FROM ${table} WHERE kind = 'run' AND id = $1
              AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-           RETURNING 1
+           RETURNING state
+         ), used AS (
+           INSERT INTO ${table} (kind, id)
+             SELECT 'claim', state::json ->> 'stateId' FROM gone
+             WHERE state IS NOT NULL AND state::json ->> 'stateId' IS NOT NULL
+           ON CONFLICT DO NOTHING
          )
          SELECT EXISTS (SELECT 1 FROM gone) AS deleted,
                 EXISTS (SELECT 1 FROM ${table} WHERE kind = 'run' AND id = $1) AS existed`,

@@ -36,11 +36,14 @@ else
 end
 return 1`;
 
-/** 0 while a lease is live; else raises the token (if any), removes the state, and answers 1. */
+/**
+ * ARGV: the token of the delete's own lease. 0 when that lease is no longer the run's latest;
+ * else raises the token, removes the state and the lease, and answers 1.
+ */
 export const DELETE = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCR', KEYS[3]) end
-redis.call('DEL', KEYS[1])
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+redis.call('INCR', KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2])
 return 1`;
 
 /** KEYS: the claim key. 1 for the first claim, 0 after. */

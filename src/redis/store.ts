@@ -66,7 +66,7 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
   const indexRun = (runId: string, paused: boolean) =>
     client.eval(INDEX, 1, index, runId, paused ? "1" : "");
 
-  return {
+  const store: FullRunStore = {
     async get(runId) {
       const text = await client.get(keysOf(checkedId(WHERE, "get", runId)).state);
       return text === null ? undefined : parseState(text, runId);
@@ -124,14 +124,20 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
       }
     },
     async delete(runId) {
-      const removed = yesOrNo(
-        "delete",
-        await onRun(DELETE, keysOf(checkedId(WHERE, "delete", runId))),
-      );
+      // Taken like any owner takes the run: false while another lease is live; while it is held,
+      // no resume (each acquires first) and no stale owner's write (fenced) can come between.
+      const lease = await store.acquire(checkedId(WHERE, "delete", runId));
+      if (!lease) return false;
+      const text = await client.get(keysOf(runId).state);
+      // The state goes, and with it every copy of it: a signed copy held by a browser or a
+      // queue must not resume a run that was deleted.
+      if (text !== null) await store.claim(parseState(text, runId).stateId);
+      const removed = yesOrNo("delete", await onRun(DELETE, keysOf(runId), lease.token));
       if (removed) await indexRun(runId, false);
       return removed;
     },
   };
+  return store;
 }
 
 /** One batch of the pending index from `offset`, at or after the cursor's score. */

@@ -250,7 +250,7 @@ async function trustOf<Deps>(
   if (source === "store" || source === "parent" || options.trustState) return false;
   if (source === "foreign") {
     throw new ResumeError(
-      `this loop's store has never held run ${state.runId}, so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
+      `this loop's store holds no state of run ${state.runId} (it was deleted, or never written here), so a state of it passed by value resumes only with a valid signature (AgentLoop signingKey), or with trustState: true if the state never left your own process or storage`,
     );
   }
   const all = isPlainObject(decisions) ? Object.values(decisions) : [];

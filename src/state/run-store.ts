@@ -57,7 +57,8 @@ export interface RunStore {
    * none), false while another process holds a live lease on it (then nothing changes: fail
    * closed, a running run is never pulled from under its owner). The run's fencing token is kept
    * and raised, so an owner whose lease had expired can never write the run back; claims are kept,
-   * so a state already resumed stays used up.
+   * so a state already resumed stays used up, and the deleted state is claimed too, so no copy of
+   * it (signed, held by a browser or a queue) can resume the run.
    */
   delete?(runId: string): Promise<boolean>;
 }
@@ -163,6 +164,9 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
       const held = leases.get(checkedId(WHERE, "delete", runId));
       if (held && held.expiresAt > Date.now()) return false;
       if (held) leases.set(runId, { token: held.token + 1, expiresAt: 0 });
+      // Every copy of the deleted state is used up: a signed copy must not resume the run.
+      const text = states.get(runId);
+      if (text !== undefined) claimed.add((JSON.parse(text) as RunState).stateId);
       states.delete(runId);
       paused.delete(runId);
       return true;

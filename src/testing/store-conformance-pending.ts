@@ -204,6 +204,17 @@ export function pendingChecks({ makeStore, shortLived, shortLeaseMs }: CheckCont
         ensureEqual(await store.claim(gone.stateId), false, "claim of a deleted run's used state");
       },
     },
+    {
+      name: "delete: the deleted state is used up, so no copy of it can resume the run",
+      run: async () => {
+        const store = await makeStore();
+        const state = pausedState("deleted while it waited");
+        await putState(store, state);
+        ensureEqual(await remove(store, state.runId), true, "delete of a paused run");
+        // A copy (signed, held by a browser or a queue) would resume by claiming this id.
+        ensureEqual(await store.claim(state.stateId), false, "claim of the deleted state");
+      },
+    },
   ];
 }
 
