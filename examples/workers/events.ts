@@ -20,6 +20,11 @@ export function eventsKey(prefix: string, runId: string): string {
   return `${prefix}events:{run:${runId}}`;
 }
 
+/** Set (for `KEEP_MS`) once a run is resumed: its events can be watched, or are on their way. */
+function resumedKey(prefix: string, runId: string): string {
+  return `${prefix}resumed:{run:${runId}}`;
+}
+
 /** A loop listener (`onEvent`) that appends every event to its run's stream, as JSON. */
 export function publishEvents(redis: Redis, prefix: string): (event: LoopEvent) => void {
   return (event) => {
@@ -41,7 +46,8 @@ export function queueInboxWorker(
   prefix: string,
 ): {
   resume(runId: string, decisions: ApprovalDecisions): Promise<void>;
-  events(runId: string): AsyncIterable<LoopEvent>;
+  /** The latest resume's events; `undefined` at once when no resume of the run is known. */
+  events(runId: string): Promise<AsyncIterable<LoopEvent> | undefined>;
   /** Ends every reader's stream and closes its connection. */
   close(): void;
 } {
@@ -52,13 +58,24 @@ export function queueInboxWorker(
       // in-process worker's claim refuses it, rather than wiping the first resume's log.
       const once = `${prefix}decided:{run:${runId}}:${stateOf(decisions)}`;
       if ((await redis.set(once, "1", "PX", KEEP_MS, "NX")) !== "OK") {
-        throw new ResumeError(`run ${runId}: a decision on this paused state was already sent`);
+        throw new ResumeError(
+          `this decision was already made (one on this paused state of run ${runId} was sent); reload`,
+        );
       }
       // The log starts again with this resume, so a reader sees its events from the first.
-      await redis.del(eventsKey(prefix, runId));
+      await redis
+        .multi()
+        .del(eventsKey(prefix, runId))
+        .set(resumedKey(prefix, runId), "1", "PX", KEEP_MS)
+        .exec();
       await enqueueDecision(queue, runId, decisions);
     },
-    events: (runId) => readEvents(redis, eventsKey(prefix, runId), readers),
+    async events(runId) {
+      // A run never resumed (its stream may hold its first run's events) is an answer now,
+      // not a reader that waits 60 s for nothing.
+      if ((await redis.exists(resumedKey(prefix, runId))) === 0) return undefined;
+      return readEvents(redis, eventsKey(prefix, runId), readers);
+    },
     close() {
       for (const reader of readers) reader.disconnect();
       readers.clear();

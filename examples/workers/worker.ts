@@ -8,8 +8,9 @@
  * (the SIGKILL test makes them short): TOLLGATE_LEASE_MS (the store's lease, default 30000),
  * TOLLGATE_LOCK_MS (BullMQ's lockDuration, default 30000), TOLLGATE_STALLED_MS (its
  * stalledInterval, default 30000), TOLLGATE_MAX_STALLED (its maxStalledCount, default 1),
- * TOLLGATE_QUEUE (the queue's name) and TOLLGATE_PREFIX (the
- * store's key prefix).
+ * TOLLGATE_QUEUE (the queue's name), TOLLGATE_PREFIX (the store's key prefix) and
+ * TOLLGATE_CONNECT_MS (how long it waits for Redis at start, default 10000: it then says it
+ * cannot reach Redis and exits 1).
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -28,6 +29,16 @@ const ms = (name: string, fallback: number) => Number(process.env[name] ?? fallb
 
 // BullMQ's workers block on Redis, so requests must wait for a reconnect, not fail.
 const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+// ioredis retries for ever and reports each failed try: say each distinct error once.
+const reported = new Set<string>();
+const reportOnce = (source: string) => (error: Error) => {
+  const line = `${source}: ${error.message}`;
+  if (reported.has(line)) return;
+  reported.add(line);
+  console.error(`worker ${process.pid}: ${line}`);
+};
+connection.on("error", reportOnce("redis"));
+await reachable(connection, ms("TOLLGATE_CONNECT_MS", 10_000));
 const prefix = process.env.TOLLGATE_PREFIX ?? "tollgate:";
 const store = sharedStore(connection, { leaseMs: ms("TOLLGATE_LEASE_MS", 30_000), prefix });
 const onEvent = publishEvents(connection, prefix);
@@ -42,6 +53,7 @@ const worker = startWorker({
   stalledInterval: ms("TOLLGATE_STALLED_MS", 30_000),
   maxStalledCount: ms("TOLLGATE_MAX_STALLED", 1),
 });
+worker.on("error", reportOnce("worker"));
 worker.on("completed", (job, outcome) => {
   console.log(`job ${job.id} ${job.data.kind} ${job.data.runId}: ${outcome.status}`);
 });
@@ -58,3 +70,33 @@ const stop = async () => {
 };
 process.once("SIGTERM", stop);
 process.once("SIGINT", stop);
+
+/** Waits for Redis to answer a PING; if it does not in time, says so once and exits 1. */
+async function reachable(redis: Redis, waitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${waitMs} ms`)), waitMs);
+  });
+  try {
+    await Promise.race([redis.ping(), late]);
+  } catch (error) {
+    const last = [...reported].at(-1)?.replace(/^redis: /, "");
+    const why = last ?? (error instanceof Error ? error.message : String(error));
+    console.error(`cannot reach Redis at ${shown(redisUrl!)} (TOLLGATE_REDIS_URL): ${why}`);
+    redis.disconnect();
+    process.exit(1);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A Redis URL as it may be printed: without its password. */
+function shown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return "(a URL that does not parse)";
+  }
+}

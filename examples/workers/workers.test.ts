@@ -148,15 +148,19 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
     );
     // Through the inbox's worker: the decision goes on the queue, the events come back live.
     inbox = queueInboxWorker(queue, redis, prefix);
+    // No resume of the run yet: nothing to watch, said at once (the inbox's 404).
+    expect(await inbox.events("refund-R-9")).toBeUndefined();
     await inbox.resume("refund-R-9", decisions);
     // A second submit of a decision on the same paused state (another tab) is refused.
     await expect(inbox.resume("refund-R-9", decisions)).rejects.toThrow(
-      new ResumeError("run refund-R-9: a decision on this paused state was already sent"),
+      new ResumeError(
+        "this decision was already made (one on this paused state of run refund-R-9 was sent); reload",
+      ),
     );
     const events: LoopEvent[] = [];
     let ended: true | Error | undefined;
     void (async () => {
-      for await (const event of inbox!.events("refund-R-9")) events.push(event);
+      for await (const event of (await inbox!.events("refund-R-9"))!) events.push(event);
     })().then(
       () => (ended = true),
       (error: Error) => (ended = error),

@@ -126,3 +126,37 @@ export function workerPool({ url, dir, queue, prefix, env = {} }: WorkerPoolOpti
     },
   };
 }
+
+/** How a worker process ended, and what it printed. */
+export interface WorkerExit {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Starts one worker with this environment and waits for it to exit on its own; a worker still
+ * running after `ms` is killed and the wait fails with what it printed.
+ */
+export function runWorkerToExit(env: Record<string, string>, ms = 30_000): Promise<WorkerExit> {
+  const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the worker still ran after ${ms} ms; it printed:\n${output}`));
+    }, ms);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
