@@ -52,6 +52,23 @@ async function dropDatabase(): Promise<void> {
   }
 }
 
+/** The ```ts block of a README section (the excerpt of the example it links). */
+function readmeSnippet(heading: string): string {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+  return /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+}
+
+describe("the README's excerpt of examples/postgres-store.ts", () => {
+  it("drops the example's own table, as its comment says, even when a step fails", () => {
+    const code = readmeSnippet("### Runs in PostgreSQL");
+    expect(code).toContain("// the example's own table, dropped at the end");
+    expect(code).toMatch(
+      /\} finally \{\s+await worker1\.query\(\s+`DROP TABLE IF EXISTS \$\{table\}; DROP SEQUENCE IF EXISTS \$\{table\}_token_seq`,\s+\);\s+await Promise\.all\(\[worker1\.end\(\), worker2\.end\(\)\]\);\s+\}\n\}\n$/,
+    );
+  });
+});
+
 /** A table name no other test uses. */
 const tableName = () => `runs_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
 
@@ -101,12 +118,51 @@ describe.skipIf(!url)("postgresRunStore", () => {
 
     it("makes the table in a schema of its own when asked", async () => {
       const options = { schema: `s_${tableName()}`, table: "runs" };
+      await pool.query(`CREATE SCHEMA ${options.schema}`);
       await migratePostgresRunStore(pool, options);
       const store = postgresRunStore(pool, options);
       await store.put(stateOf("run-1", "in a schema"), (await store.acquire("run-1"))!);
       expect((await store.get("run-1"))?.runId).toBe("run-1");
       expect(await postgresRunStore(pool).get("run-1")).toBeUndefined();
     });
+
+    it("refuses a schema that does not exist rather than create it (a typo is not a new schema)", async () => {
+      const schema = `nosuch_${tableName()}`;
+      await expect(migratePostgresRunStore(pool, { schema })).rejects.toThrow(
+        `migratePostgresRunStore: the schema "${schema}" does not exist; create it first (CREATE SCHEMA "${schema}"), or leave \`schema\` out to use the connection's search_path (public by default)`,
+      );
+      const { rows } = await pool.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+      expect(rows).toEqual([]);
+      await expect(postgresRunStore(pool, { schema }).get("run-1")).rejects.toThrow(
+        /does not exist; call `await migratePostgresRunStore/,
+      );
+    });
+  });
+
+  it("says to connect a pg Client that never was, rather than wait forever, and works once it is", async () => {
+    const client = new pg.Client({ connectionString: urlOf(database) });
+    onTestFinished(() => client.end());
+    const store = postgresRunStore(client); // made before the client connects: allowed
+    const notConnected =
+      "the pg Client is not connected: call `await client.connect()` first (or give a pg.Pool)";
+    const lease = { runId: "run-1", token: 1, ttlMs: 1000 };
+    const calls = [
+      store.get("run-1"),
+      store.acquire("run-1"),
+      store.renew(lease),
+      store.put(stateOf("run-1", "s"), lease),
+      store.release(lease),
+      store.claim("state-1"),
+      store.listPending(),
+      store.delete("run-1"),
+      migratePostgresRunStore(client),
+      prunePostgresRuns(client, { olderThanMs: 0 }),
+    ];
+    for (const call of calls) await expect(call).rejects.toThrow(notConnected);
+    await client.connect();
+    const runId = `connected-${tableName()}`;
+    expect(await store.acquire(runId)).toMatchObject({ runId });
+    expect(await prunePostgresRuns(client, { olderThanMs: 60_000 })).toBeGreaterThanOrEqual(0);
   });
 
   it("gives exactly one lease when acquires race across several pools", async () => {
@@ -177,6 +233,27 @@ describe.skipIf(!url)("postgresRunStore", () => {
     }
     expect(() => postgresRunStore(pool, { schema: "Public" })).toThrow(/schema must be/);
     expect(() => postgresRunStore(pool, { leaseMs: 0 })).toThrow(/leaseMs/);
+    // A fraction of a ms would reach the database as a bigint and fail every run there.
+    expect(() => postgresRunStore(pool, { leaseMs: 10.5 })).toThrow(
+      "postgresRunStore: leaseMs must be a positive whole number of milliseconds, not 10.5",
+    );
+    expect(() => postgresRunStore(pool, { leaseMs: "5000" } as never)).toThrow(
+      'not the string "5000" (write 5000, without quotes)',
+    );
+    expect(() => postgresRunStore({} as never)).toThrow(
+      /\(new pg\.Pool\(\{ connectionString \}\)\), not an object$/,
+    );
+    for (const config of [{ connectionString: "postgres://localhost/db" }, { host: "db" }]) {
+      expect(() => postgresRunStore(config as never)).toThrow(
+        "not a config object? wrap it in `new pg.Pool(…)`",
+      );
+    }
+    await expect(prunePostgresRuns(pool, { olderThanMs: "7d" } as never)).rejects.toThrow(
+      'olderThanMs must be a whole number of milliseconds, 0 or more, not the string "7d"',
+    );
+    await expect(postgresRunStore(pool).listPending({ limit: "10" } as never)).rejects.toThrow(
+      'limit must be an integer from 1 to 1000, not the string "10" (write 10, without quotes)',
+    );
     expect(() => postgresRunStore(pool, { table: null } as never)).toThrow(/`table` is null/);
     await expect(migratePostgresRunStore(pool, { tables: "x" } as never)).rejects.toThrow(
       /did you mean `table`/,

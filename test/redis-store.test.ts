@@ -4,6 +4,7 @@
  * delete and expiry, leases on the server's clock, checked options, a closed client, races
  * between clients, and a run paused in one loop and resumed in another.
  */
+import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { AgentLoop, type RunState, tool } from "tollgate";
 import { redisRunStore } from "tollgate/redis";
@@ -13,6 +14,66 @@ import { z } from "zod";
 import { serviceUrl } from "./support/services.js";
 
 const url = serviceUrl("redis", "test/redis-store.test.ts");
+
+/** The ```ts block of a README section (the excerpt of the example it links). */
+function readmeSnippet(heading: string): string {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+  return /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+}
+
+describe("the README's excerpt of examples/redis-store.ts", () => {
+  it("removes the example's own keys, as its comment says, even when a step fails", () => {
+    const code = readmeSnippet("### Runs in Redis");
+    expect(code).toContain("// the example's own keys, removed at the end");
+    expect(code).toMatch(
+      /\} finally \{\s+const keys = await worker1\.keys\(`\$\{prefix\}\*`\);\s+if \(keys\.length > 0\) await worker1\.del\(\.\.\.keys\);\s+await Promise\.all\(\[worker1\.quit\(\), worker2\.quit\(\)\]\);\s+\}\n\}\n$/,
+    );
+  });
+});
+
+/**
+ * A stand-in of the shape of a node-redis client (v4 and v5, from their published types:
+ * `createClient()` gives `isOpen`, `sendCommand`, camel-case `evalSha`, and `eval`/`get` with
+ * other signatures than ioredis's). Nothing is installed: the check is on the shape.
+ */
+class NodeRedisShaped {
+  get isOpen() {
+    return true;
+  }
+  get isReady() {
+    return true;
+  }
+  async connect() {}
+  async sendCommand(_args: string[]) {
+    return null;
+  }
+  async eval(_script: string, _options?: { keys?: string[]; arguments?: string[] }) {
+    throw new Error("ERR Error running script: wrong number of arguments");
+  }
+  async evalSha(_sha: string) {
+    return null;
+  }
+  async get(_key: string) {
+    return null;
+  }
+}
+
+describe("redisRunStore's client check", () => {
+  it("refuses a node-redis client by name, before its first script fails", () => {
+    expect(() => redisRunStore(new NodeRedisShaped() as never)).toThrow(
+      new TypeError(
+        "redisRunStore: give an ioredis client (ioredis 5 or 6); node-redis is not supported",
+      ),
+    );
+  });
+
+  it("takes an ioredis client that is not connected yet (it has sendCommand too)", () => {
+    const lazy = new Redis({ lazyConnect: true });
+    expect(() => redisRunStore(lazy)).not.toThrow();
+    lazy.disconnect();
+  });
+});
 
 describe.skipIf(!url)("redisRunStore", () => {
   const clients: Redis[] = [];
@@ -104,6 +165,12 @@ describe.skipIf(!url)("redisRunStore", () => {
       /unknown option `prefx`; did you mean `prefix`/,
     );
     expect(() => redisRunStore(redis, { leaseMs: 0 })).toThrow(/leaseMs/);
+    expect(() => redisRunStore(redis, { leaseMs: 10.5 })).toThrow(
+      "redisRunStore: leaseMs must be a positive whole number of milliseconds, not 10.5",
+    );
+    expect(() => redisRunStore({ host: "127.0.0.1", port: 6379 } as never)).toThrow(
+      "not a config object? wrap it in `new Redis(…)`",
+    );
     expect(() => redisRunStore(redis, { prefix: "" })).toThrow(/prefix/);
     expect(() => redisRunStore(redis, { finishedTtlMs: "7d" as never })).toThrow(/finishedTtlMs/);
     expect(() => redisRunStore(redis, { finishedTtlMs: null as never })).toThrow(/null/);
@@ -114,6 +181,9 @@ describe.skipIf(!url)("redisRunStore", () => {
     const store = redisRunStore(redis, { prefix: freshPrefix() });
     await expect(store.listPending({ cursor: "nope" })).rejects.toThrow(TypeError);
     await expect(store.listPending({ limit: 0 })).rejects.toThrow(/limit/);
+    await expect(store.listPending({ limit: "10" } as never)).rejects.toThrow(
+      'limit must be an integer from 1 to 1000, not the string "10" (write 10, without quotes)',
+    );
   });
 
   it("rejects every call on a closed client", async () => {

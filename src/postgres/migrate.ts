@@ -1,11 +1,14 @@
-import { checkedDb, type PostgresQueryable } from "./db.js";
+import { checkConnected, checkedDb, type PostgresQueryable, UNDEFINED_SCHEMA } from "./db.js";
 import { checkedOptions, namesOf, type StoreNames } from "./names.js";
 
 /** Options of `migratePostgresRunStore`. */
 export interface PostgresTableOptions {
   /** The table's name: a lower-case SQL name (default `"tollgate_runs"`). */
   table?: string;
-  /** The schema the table lives in (default: the connection's `search_path`, usually `public`). */
+  /**
+   * The schema the table lives in (default: the connection's `search_path`, usually `public`).
+   * It must exist: the migration does not create it (a typo would be a new, empty schema).
+   */
   schema?: string;
 }
 
@@ -14,7 +17,7 @@ const LOCK_CLASS = 0x746f6c6c;
 
 /**
  * Creates the store's table, its token sequence and its index of paused runs, if they are not
- * there yet. Call it once before `postgresRunStore` (at deploy, or at each start: it is
+ * there yet. A `schema` must exist already (create it yourself); a missing one is an error. Call it once before `postgresRunStore` (at deploy, or at each start: it is
  * idempotent and safe to call from many processes at once, which queue on an advisory lock).
  *
  * The table (one per store; `table` and `schema` options name it):
@@ -37,17 +40,27 @@ export async function migratePostgresRunStore(
   const where = "migratePostgresRunStore";
   checkedDb(where, db);
   const names = namesOf(where, checkedOptions(where, options, ["table", "schema"]));
+  checkConnected(where, db);
   // One simple-protocol query is one implicit transaction: the lock is held to its end, and an
   // error rolls it all back and leaves the connection clean for the pool.
-  await db.query(migrationSql(names));
+  try {
+    await db.query(migrationSql(names));
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === UNDEFINED_SCHEMA && names.schema) {
+      throw new Error(
+        `${where}: the schema ${names.schema} does not exist; create it first (CREATE SCHEMA ${names.schema}), or leave \`schema\` out to use the connection's search_path (public by default)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 /** The migration's statements, as one text (names are checked and quoted; there are no values). */
 function migrationSql(names: StoreNames): string {
-  const { table, sequence, pendingIndex, schema, plain } = names;
+  const { table, sequence, pendingIndex, plain } = names;
   return [
     `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${hash32(plain)})`,
-    ...(schema === undefined ? [] : [`CREATE SCHEMA IF NOT EXISTS ${schema}`]),
     `CREATE SEQUENCE IF NOT EXISTS ${sequence}`,
     `CREATE TABLE IF NOT EXISTS ${table} (
       kind text NOT NULL CHECK (kind IN ('run', 'claim')),

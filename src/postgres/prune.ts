@@ -1,3 +1,4 @@
+import { shownValue } from "../util/option-keys.js";
 import { checkedDb, type PostgresQueryable, run } from "./db.js";
 import type { PostgresTableOptions } from "./migrate.js";
 import { checkedOptions, namesOf } from "./names.js";
@@ -31,7 +32,7 @@ export async function prunePostgresRuns(
   const { olderThanMs } = checked;
   if (!Number.isSafeInteger(olderThanMs) || (olderThanMs as number) < 0) {
     throw new TypeError(
-      `${where}: olderThanMs must be a whole number of milliseconds, 0 or more, not ${String(olderThanMs)}`,
+      `${where}: olderThanMs must be a whole number of milliseconds, 0 or more, not ${shownValue(olderThanMs)}`,
     );
   }
   const { table, plain } = namesOf(where, checked);

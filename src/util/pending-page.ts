@@ -1,4 +1,4 @@
-import { checkKeys } from "./option-keys.js";
+import { checkKeys, shownValue } from "./option-keys.js";
 
 /** Where one run sits in `listPending`'s order: oldest `updatedAt` first, ties by `runId`. */
 export interface PendingEntry {
@@ -91,7 +91,7 @@ function limitOf(where: string, limit: unknown): number {
   if (limit === undefined) return DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIMIT) {
     throw new TypeError(
-      `${where}.listPending: limit must be an integer from 1 to ${MAX_LIMIT}, not ${String(limit)}`,
+      `${where}.listPending: limit must be an integer from 1 to ${MAX_LIMIT}, not ${shownValue(limit)}`,
     );
   }
   return limit as number;
