@@ -40,6 +40,7 @@ describe("runStoreConformance", () => {
     const make = () => memoryRunStore();
     expect(() => runStoreConformance("store" as never)).toThrow(/give a function/);
     expect(() => runStoreConformance(make, { shortLeaseMs: 0 })).toThrow(/shortLeaseMs/);
+    expect(() => runStoreConformance(make, { shortLeaseMs: 10.5 })).toThrow(/whole number/);
     expect(() => runStoreConformance(make, { racers: 1 })).toThrow(/racers/);
     expect(() => runStoreConformance(make, { racer: 4 } as never)).toThrow(
       /unknown option `racer`; did you mean `racers`/,

@@ -15,7 +15,7 @@ export type MakeRunStore = (options?: RunStoreOptions) => RunStore | Promise<Run
 
 /** Options of `runStoreConformance`. */
 export interface StoreConformanceOptions {
-  /** The lease length (ms) of the expiry and renewal checks: room for a few store calls (default 300). */
+  /** The lease length (whole ms) of the expiry and renewal checks: room for a few store calls (default 300). */
   shortLeaseMs?: number;
   /** How many callers race in the concurrency checks (default 12). */
   racers?: number;
@@ -52,8 +52,8 @@ export function runStoreConformance(
   const skip = skipOf(options.skip);
   const shortLeaseMs = options.shortLeaseMs ?? 300;
   const racers = options.racers ?? 12;
-  if (!Number.isFinite(shortLeaseMs) || shortLeaseMs <= 0) {
-    throw new TypeError("runStoreConformance: shortLeaseMs must be a positive number of ms");
+  if (!Number.isSafeInteger(shortLeaseMs) || shortLeaseMs <= 0) {
+    throw new TypeError("runStoreConformance: shortLeaseMs must be a positive whole number of ms");
   }
   if (!Number.isInteger(racers) || racers < 2) {
     throw new TypeError("runStoreConformance: racers must be an integer of at least 2");
