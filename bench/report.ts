@@ -560,9 +560,10 @@ async function storesSection(budget: Plan): Promise<SectionResult> {
 
 ${WORKERS} workers in one process share each store, each with its own connection (an ioredis client,
 a one-connection \`pg\` pool), and every run gets a new \`AgentLoop\` and \`scriptedProvider\`, as a
-worker handling requests would. A **run** has one tool call (2 model calls; the store's
-\`acquire\`, 3 checkpoints, \`release\`). An **approval cycle** is a run that pauses on the tool's
-\`needsApproval\`, then a new loop resuming it by id (the claim, the approved call, the answer).
+worker handling requests would. A **run** has one tool call (2 model calls; 6 store calls:
+\`acquire\`, \`get\`, 3 state writes, \`release\`). An **approval cycle** is a run that pauses on the tool's
+\`needsApproval\`, then a new loop resuming it by id (the claim, the approved call, the answer;
+11 store calls in all).
 **acquire** is the latency of taking a fresh run, all ${WORKERS} workers acquiring at once, beside the
 **floor**: one round trip to the same server (\`PING\`, \`SELECT 1\`) under the same load.
 **Per paused run** is a delta over ${budget.stores.pausedRuns.toLocaleString("en-US")} runs paused on one pending call.
