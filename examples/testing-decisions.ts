@@ -31,7 +31,9 @@ const tools = [readNote, deleteNote];
 const policy: LoopPolicy = {
   decideToolCall: ({ call }) => (call.name === "delete_note" ? "NEEDS_APPROVAL" : "ALLOW"),
 };
-const notesAgent = (provider: Provider) => new AgentLoop({ provider, tools, policy });
+// maxRetries: room for the unknown tools a random script calls (each call counts, per name).
+const notesAgent = (provider: Provider) =>
+  new AgentLoop({ provider, tools, policy, maxRetries: 20 });
 
 const result = await notesAgent(
   scriptedProvider([
