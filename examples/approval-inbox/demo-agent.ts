@@ -75,5 +75,8 @@ export async function seedRuns(loop: AgentLoop): Promise<void> {
   await loop.run("Please refund order A-1042: the parcel arrived broken.", {
     runId: "refund-A-1042",
   });
+  // The inbox lists the oldest first, ties by run id: a later millisecond keeps the refund first.
+  const paused = Date.now();
+  while (Date.now() <= paused) await new Promise((resolve) => setTimeout(resolve, 1));
   await loop.run("Tell Ana her order is late.", { runId: "email-ana" });
 }
