@@ -14,7 +14,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { PNG } from "pngjs";
 import type { FullRunStore } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumPath } from "../../test/support/services.js";
+import { CHROMIUM_ARGS, chromiumPath } from "../../test/support/services.js";
 import { demoAgent, demoTools, seedRuns, sideEffects } from "./demo-agent.js";
 import { inProcessWorker } from "./in-process.js";
 import { createInbox, type Inbox, type InboxWorker } from "./inbox.js";
@@ -205,16 +205,7 @@ describe.skipIf(!executablePath)("the inbox in headless Chromium", () => {
     started = await startInbox();
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: executablePath!,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
       viewport: VIEWPORT,
       deviceScaleFactor: 1,
     });

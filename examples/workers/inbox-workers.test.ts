@@ -12,7 +12,7 @@ import { Redis } from "ioredis";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { FullRunStore } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumPath, serviceUrl } from "../../test/support/services.js";
+import { CHROMIUM_ARGS, chromiumPath, serviceUrl } from "../../test/support/services.js";
 import { workerPool } from "../../test/support/worker-processes.js";
 import { createInbox, type Inbox } from "../approval-inbox/inbox.js";
 import { ordersTools } from "./agent.js";
@@ -76,16 +76,7 @@ describe.skipIf(!url || !executablePath)("the approval inbox over the worker poo
     const address = await inbox.listen();
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: executablePath!,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
       viewport: { width: 1100, height: 900 },
     });
     page = await context.newPage();

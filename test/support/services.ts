@@ -9,6 +9,21 @@ const SERVICES = {
 /** Debian's Chromium, which the approval inbox's browser test drives. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
+/**
+ * The flags Debian's Chromium runs headless with here: no sandbox (root), and none of its
+ * background connections, which this machine's closed network refuses.
+ */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 /** What to run to get the servers, said in every skip. */
 const HOW = "run `npm run test:services` (it starts them on 127.0.0.1, as .ci/run does)";
 
