@@ -3,16 +3,23 @@
  *
  *   npm run bench -- --profile=loop          # CPU: 20-step tool runs with the gate active
  *   npm run bench -- --profile=stream        # CPU: 5,000 text deltas through loop.stream()
+ *   npm run bench -- --profile=user-cold     # CPU: the first 300 1-call runs of a fresh process
  *   npm run bench -- --promise-sites=loop    # which functions create the promises (or =stream)
  *
  * `--profile` runs the compiled bench under `node --cpu-prof` for a few seconds of that
  * workload, then prints the functions with the most self time, each with the src/ file it was
  * bundled from; the .cpuprofile is kept (open it in Chrome DevTools or speedscope).
+ * `--profile=user-cold` profiles only the window of section 9's cold reading (tollgate with
+ * `scriptedProvider` and a new loop per run, 1 tool call, the first 300 runs of the process),
+ * through `node:inspector` started right before the first run (sampling every 20 µs), so
+ * module loading is left out.
  * `--promise-sites` counts, for one run, the promises created per unit by the nearest
  * function on the stack.
  */
 import { createHook } from "node:async_hooks";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
+import { join } from "node:path";
 import type { Contender } from "./harness.js";
 
 /** Loaded on demand, so the launcher (under tsx) never loads tollgate. */
@@ -34,6 +41,28 @@ export async function profileChild(workload: string, seconds: number): Promise<v
     runs++;
   }
   console.log(`${workload}: ${runs} runs in ${seconds} s`);
+}
+
+/** `--profile=user-cold`'s child: profiles the first `runs` runs, writes `dir/user-cold.cpuprofile`. */
+export async function coldProfileChild(dir: string, runs: number): Promise<void> {
+  const { userContender } = await import("./user-shaped.js");
+  const contender = userContender("tollgate", 1);
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  await post("Profiler.setSamplingInterval", { interval: 20 });
+  await post("Profiler.start");
+  const started = performance.now();
+  for (let i = 0; i < runs; i++) await contender.run();
+  const elapsed = performance.now() - started;
+  const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+  session.disconnect();
+  writeFileSync(join(dir, "user-cold.cpuprofile"), JSON.stringify(profile));
+  console.log(`user-cold: ${runs} runs in ${elapsed.toFixed(1)} ms (profiled)`);
 }
 
 interface ProfileNode {

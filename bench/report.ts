@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchChild, makeBuildDir, ROOT } from "./compile.js";
-import { type Budget, compare, pairedRatio, type Stats } from "./harness.js";
+import { type Budget, compare, pairedRatio, type Stats, stats } from "./harness.js";
 import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
 import { OTEL_ROWS, otelContenders, otelInCore } from "./otel.js";
@@ -26,8 +26,28 @@ import {
 } from "./sse.js";
 import { type StoreBudget, storeReadings, WORKERS } from "./stores.js";
 import { streamContenders } from "./streaming.js";
+import {
+  type AllocationReading,
+  allocation,
+  type ColdReading,
+  coldReading,
+  USER_NAMES,
+  type UserKind,
+  userContender,
+  warmUp,
+} from "./user-shaped.js";
 
-const SECTIONS = ["loop", "stream", "scaling", "memory", "size", "sse", "otel", "stores"] as const;
+const SECTIONS = [
+  "loop",
+  "stream",
+  "scaling",
+  "memory",
+  "size",
+  "sse",
+  "otel",
+  "stores",
+  "user",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The value of `--name=value` on the command line. */
@@ -48,6 +68,20 @@ interface Plan {
   /** Fresh processes per module for import time. */
   importReps: number;
   stores: StoreBudget;
+  user: UserBudget;
+}
+
+/** Section 9's budget. */
+interface UserBudget {
+  /** Runs timed in each fresh process (cold). */
+  coldRuns: number;
+  /** Fresh processes per contender and run length. */
+  processes: number;
+  /** Runs before the warm readings, per contender and run length. */
+  warmupRuns: number;
+  warm: Budget;
+  /** Runs of the allocation window at 1 call (fewer for longer runs: same number of steps). */
+  allocRuns: number;
 }
 
 const FULL: Plan = {
@@ -60,6 +94,13 @@ const FULL: Plan = {
   pausedRuns: 10_000,
   importReps: 10,
   stores: { seconds: 3, pausedRuns: 2000 },
+  user: {
+    coldRuns: 300,
+    processes: 7,
+    warmupRuns: 3000,
+    warm: { rounds: 15, sampleMs: 150, warmupMs: 100 },
+    allocRuns: 2000,
+  },
 };
 const QUICK: Plan = {
   loop: { rounds: 3, sampleMs: 10, warmupMs: 20 },
@@ -71,6 +112,13 @@ const QUICK: Plan = {
   pausedRuns: 1000,
   importReps: 2,
   stores: { seconds: 0.2, pausedRuns: 50 },
+  user: {
+    coldRuns: 20,
+    processes: 1,
+    warmupRuns: 20,
+    warm: { rounds: 2, sampleMs: 10, warmupMs: 5 },
+    allocRuns: 20,
+  },
 };
 
 /** One target of the issue, with what was measured. */
@@ -100,6 +148,8 @@ function num(value: number): string {
   });
 }
 
+/** A whole count, thousands separated. */
+const count = (value: number) => value.toLocaleString("en-US");
 const kB = (bytes: number) => `${num(bytes / 1000)} kB`;
 const MB = (bytes: number) => `${num(bytes / 1e6)} MB`;
 const mark = (met: boolean) => (met ? "✅" : "❌");
@@ -587,6 +637,196 @@ ${table(
   };
 }
 
+/** Run lengths of section 9 (tool calls per run, one per step). */
+const USER_CALLS = [1, 5, 20] as const;
+
+/** What one run length of section 9 measured. */
+interface UserReadings {
+  calls: number;
+  /** Fresh processes, in pairs: process i of each contender ran back to back. */
+  cold: Map<UserKind, ColdReading[]>;
+  warm: Map<string, Stats>;
+  alloc: Map<UserKind, AllocationReading>;
+}
+
+async function userReadings(calls: number, budget: UserBudget): Promise<UserReadings> {
+  const kinds: UserKind[] = calls === 20 ? ["tollgate", "ai", "bare"] : ["tollgate", "ai"];
+  const cold = new Map<UserKind, ColdReading[]>(kinds.map((kind) => [kind, []]));
+  for (let p = 0; p < budget.processes; p++) {
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[(i + p) % kinds.length]!;
+      cold.get(kind)!.push(coldReading(kind, calls, budget.coldRuns));
+    }
+  }
+  const contenders = kinds.map((kind) => userContender(kind, calls));
+  for (const contender of contenders) await warmUp(contender, budget.warmupRuns);
+  const warm = await compare(contenders, budget.warm);
+  const alloc = new Map<UserKind, AllocationReading>();
+  const runs = Math.max(10, Math.round((budget.allocRuns * 2) / (calls + 1)));
+  for (const [i, kind] of kinds.entries()) alloc.set(kind, await allocation(contenders[i]!, runs));
+  return { calls, cold, warm, alloc };
+}
+
+/** Median over processes of a's reading ÷ b's, process by process. */
+function coldRatio(a: ColdReading[], b: ColdReading[]): Stats {
+  return stats(a.map((reading, p) => reading.perUnit / b[p]!.perUnit));
+}
+
+async function userSection(plan: Plan): Promise<SectionResult> {
+  const budget = plan.user;
+  const all: UserReadings[] = [];
+  for (const calls of USER_CALLS) all.push(await userReadings(calls, budget));
+  const unit = (calls: number) => (calls === 1 ? "µs/run" : "µs/step");
+  const coldCell = (readings: ColdReading[]) => {
+    const s = stats(readings.map((r) => r.perUnit));
+    return `${num(s.median)} (${num(s.min)}–${num(s.max)})`;
+  };
+  const warmCell = (s: Stats) => `${num(s.median)} (${num(s.min)}–${num(s.max)})`;
+  const ratioCell = (s: Stats) => `**${num(s.median)}×** (${num(s.min)}–${num(s.max)})`;
+  const ratios = all.map((r) => {
+    const t = r.warm.get(USER_NAMES.tollgate)!;
+    const ai = r.warm.get(USER_NAMES.ai)!;
+    const warmRatios = stats(ai.samples.map((value, round) => value / t.samples[round]!));
+    return {
+      calls: r.calls,
+      cold: coldRatio(r.cold.get("ai")!, r.cold.get("tollgate")!),
+      warm: warmRatios,
+    };
+  });
+  const speedRows = all.flatMap((r, i) => [
+    [
+      `${r.calls} tool call${r.calls === 1 ? "" : "s"}`,
+      unit(r.calls),
+      "cold",
+      coldCell(r.cold.get("tollgate")!),
+      coldCell(r.cold.get("ai")!),
+      ratioCell(ratios[i]!.cold),
+    ],
+    [
+      "",
+      "",
+      "warm",
+      warmCell(r.warm.get(USER_NAMES.tollgate)!),
+      warmCell(r.warm.get(USER_NAMES.ai)!),
+      ratioCell(ratios[i]!.warm),
+    ],
+  ]);
+  const firstRun = table(
+    ["run", "tollgate first run µs", "AI SDK first run µs"],
+    all.map((r) => [
+      `${r.calls} tool call${r.calls === 1 ? "" : "s"}`,
+      num(stats(r.cold.get("tollgate")!.map((c) => c.firstRunUs)).median),
+      num(stats(r.cold.get("ai")!.map((c) => c.firstRunUs)).median),
+    ]),
+  );
+  const twenty = all.find((r) => r.calls === 20)!;
+  const scriptedWarm = twenty.warm.get(USER_NAMES.tollgate)!;
+  const bareWarm = twenty.warm.get(USER_NAMES.bare)!;
+  const fakesWarm = stats(
+    scriptedWarm.samples.map((value, round) => value - bareWarm.samples[round]!),
+  );
+  const fakesCold = stats(
+    twenty.cold.get("tollgate")!.map((r, p) => r.perUnit - twenty.cold.get("bare")![p]!.perUnit),
+  );
+  const fakes = table(
+    ["20 tool calls", "scriptedProvider µs/step", "bare Provider µs/step", "difference µs/step"],
+    [
+      [
+        "cold",
+        coldCell(twenty.cold.get("tollgate")!),
+        coldCell(twenty.cold.get("bare")!),
+        `**${num(fakesCold.median)}** (${num(fakesCold.min)} – ${num(fakesCold.max)})`,
+      ],
+      [
+        "warm",
+        warmCell(scriptedWarm),
+        warmCell(bareWarm),
+        `**${num(fakesWarm.median)}** (${num(fakesWarm.min)} – ${num(fakesWarm.max)})`,
+      ],
+    ],
+  );
+  const allocRows = all.flatMap((r) =>
+    [...r.alloc].map(([kind, a]) => [
+      USER_NAMES[kind],
+      String(r.calls),
+      kB(a.bytesPerRun),
+      r.calls === 1 ? "" : kB(a.bytesPerRun / r.calls),
+      `${num(a.gcShare * 100)} %`,
+      `${num(stats(r.cold.get(kind)!.map((c) => c.gcShare)).median * 100)} %`,
+    ]),
+  );
+  const allocPerStep = (kind: UserKind) => {
+    const one = all.find((r) => r.calls === 1)!.alloc.get(kind)!.bytesPerRun;
+    return (twenty.alloc.get(kind)!.bytesPerRun - one) / 19;
+  };
+  const byCalls = (calls: number) => ratios.find((r) => r.calls === calls)!;
+  const target = (what: string, s: Stats, goal: number): Target => ({
+    target: what,
+    measured: `${num(s.median)}×`,
+    met: s.median >= goal,
+  });
+  return {
+    markdown: `## 9. As users write it: a new loop per run, the fakes, short runs, fresh processes
+
+A run asks for one \`get_weather\` call (zod \`{ city: string }\`) per step, 1, 5 or 20 times, then
+answers (calls + 1 model calls). **tollgate**: a new \`scriptedProvider\` (tollgate/testing) and a
+new \`AgentLoop\` per run, with the gate of section 1 (2 pre-call hooks, a policy),
+\`maxSteps: calls + 1\`, and \`provider.assertComplete()\` after the run. **AI SDK 7**:
+\`generateText\` with a new \`MockLanguageModelV4\` per run answering the same script, the same zod
+tool, \`stopWhen: stepCountIs(calls + 1)\`. The tools are defined once. Every run checks the
+status, the answer, the steps and that the tool ran \`calls\` times.
+
+**Cold**: the first ${count(budget.coldRuns)} runs of a fresh process (the compiled bench, one
+contender per process, modules already imported), timed as one window; ${budget.processes}
+processes per contender, run in pairs back to back; the ratio is taken pair by pair, then the
+median. **Warm**: the same process after ${count(budget.warmupRuns)} warm-up runs per contender
+and run length, then ${plan.user.warm.rounds} rounds side by side as in section 1 (ratio round
+by round). µs/run for the 1-call run; µs per tool step (the run ÷ its calls, the answering step
+included) for 5 and 20. Cells: median (min–max).
+
+${table(["run", "unit", "", "tollgate", "AI SDK 7", "AI SDK ÷ tollgate"], speedRows)}
+
+The first run of a fresh process alone (median over the processes):
+
+${firstRun}
+
+### What the fakes cost
+
+The same 20-call run with a bare \`Provider\` object (section 1's fake: answers from the
+transcript length, records nothing; a new one per run) instead of \`scriptedProvider\`. The
+difference is taken round by round (warm) or process pair by pair (cold).
+
+${fakes}
+
+### Allocation and GC
+
+Warm, over a window of ${count(budget.allocRuns)} runs at 1 call (as many steps at 5 and 20 calls)
+after the timed rounds, under \`v8.GCProfiler\` (Node ≥ 18.15): allocated = heap used after −
+before + what each collection in the window freed (no collection forced, so nothing is missed
+and the young generation keeps its size); the GC share is the collections' summed cost ÷ the
+window's wall time. Cold GC share: the \`gc\` entries of a \`PerformanceObserver\` during the
+${count(budget.coldRuns)} cold runs ÷ their wall time (median over the processes). 1 kB = 1,000 bytes.
+
+${table(["contender", "calls", "allocated per run", "per tool step", "GC share warm", "GC share cold"], allocRows)}
+
+Marginal allocation per tool step (20-call run − 1-call run) ÷ 19: tollgate ${kB(allocPerStep("tollgate"))},
+the AI SDK ${kB(allocPerStep("ai"))}; a 1-call run: tollgate ${kB(all[0]!.alloc.get("tollgate")!.bytesPerRun)},
+the AI SDK ${kB(all[0]!.alloc.get("ai")!.bytesPerRun)}.
+`,
+    targets: [
+      target("≥ 15× faster than the AI SDK on a 1-tool-call run, cold", byCalls(1).cold, 15),
+      target("≥ 15× faster than the AI SDK on a 1-tool-call run, warm", byCalls(1).warm, 15),
+      target("≥ 20× faster than the AI SDK per step at 20 calls, cold", byCalls(20).cold, 20),
+      target("≥ 20× faster than the AI SDK per step at 20 calls, warm", byCalls(20).warm, 20),
+      {
+        target: "the fakes (`scriptedProvider`) add ≤ 1 µs per step (20 calls, warm)",
+        measured: `${num(fakesWarm.median)} µs (cold: ${num(fakesCold.median)} µs)`,
+        met: fakesWarm.median <= 1,
+      },
+    ],
+  };
+}
+
 const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | SectionResult> = {
   loop: loopSection,
   stream: streamSection,
@@ -596,6 +836,7 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   sse: sseSection,
   otel: otelSection,
   stores: storesSection,
+  user: userSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */

@@ -4,9 +4,9 @@
  *
  *   npm run bench                      full run (a few minutes), writes BENCHMARKS.md
  *   npm run bench -- --quick           smoke run (seconds), writes $TMPDIR/tollgate-BENCHMARKS.quick.md
- *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel stores)
+ *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel stores user)
  *   npm run bench -- --out=FILE        write the report elsewhere
- *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream)
+ *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream | user-cold)
  *   npm run bench -- --promise-sites=loop   where tollgate's promises come from (loop | stream)
  *
  * A partial run (--quick, --only) never writes BENCHMARKS.md unless --out says so.
@@ -31,9 +31,13 @@ if (!BUNDLED) {
   const profile = option("profile");
   if (profile) {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-profile-"));
+    // user-cold profiles only its window, through node:inspector (profile.ts).
+    const cold = profile === "user-cold";
     process.exitCode = await relaunch(
-      [`--profile-child=${profile}`, `--seconds=${option("seconds") ?? "5"}`],
-      ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+      cold
+        ? [`--profile-dir=${dir}`]
+        : [`--profile-child=${profile}`, `--seconds=${option("seconds") ?? "5"}`],
+      cold ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
       (bundle) => {
         const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"))!;
         console.log(`profile: ${join(dir, file)}\ntop self time:`);
@@ -51,12 +55,18 @@ if (!BUNDLED) {
 } else if (option("memory-child")) {
   const { memoryChild } = await import("./memory.js");
   await memoryChild(Number(option("memory-child")));
+} else if (option("user-cold-child")) {
+  const { userColdChild } = await import("./user-shaped.js");
+  await userColdChild(option("user-cold-child")!);
 } else if (option("promises-child")) {
   const { promisesChild } = await import("./promises.js");
   await promisesChild(option("promises-child") as "loop" | "stream", Number(option("deltas")));
 } else if (option("promise-sites-child")) {
   const { promiseSites } = await import("./profile.js");
   await promiseSites(option("promise-sites-child")!);
+} else if (option("profile-dir")) {
+  const { coldProfileChild } = await import("./profile.js");
+  await coldProfileChild(option("profile-dir")!, 300);
 } else if (option("profile-child")) {
   const { profileChild } = await import("./profile.js");
   await profileChild(option("profile-child")!, Number(option("seconds") ?? 5));
