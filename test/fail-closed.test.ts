@@ -188,6 +188,30 @@ describe("one form of args, parsed once", () => {
     expect(result.pending).toHaveLength(1);
   });
 
+  it("run-finish shares frozen parts only when all they hold is frozen too", async () => {
+    // The caller's own message: frozen on top, its parts array not.
+    const parts = [{ type: "text" as const, text: "earlier answer" }];
+    const earlier = Object.freeze({ role: "assistant" as const, parts });
+    const listenerErrors: unknown[] = [];
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ text: "done" }]),
+      onListenerError: (error) => listenerErrors.push(error),
+    });
+    let seen: unknown;
+    loop.on("run-finish", (event) => {
+      seen = event.result.messages[1];
+      const message = event.result.messages[1] as { parts: { text: string }[] };
+      message.parts.push({ text: "injected" });
+    });
+    const result = await loop.run([{ role: "user", content: "hi" }, earlier]);
+    expect(seen).not.toBe(earlier);
+    expect(seen).toEqual(earlier);
+    expect(listenerErrors).toHaveLength(1);
+    expect(listenerErrors[0]).toBeInstanceOf(TypeError);
+    expect(parts).toHaveLength(1);
+    expect(result.messages[1]).toBe(earlier);
+  });
+
   it("a hook that changes the args in place instead of returning them fails closed", async () => {
     const { pay, paid } = payments();
     const loop = new AgentLoop({
