@@ -80,12 +80,18 @@ export interface SubRunner<Deps> {
   plan(state: RunState, decisions: Record<string, unknown>): Promise<ResumePlan>;
 }
 
-const PROMPT_INPUT: PromptInput = jsonSchema<{ prompt: string }>({
-  type: "object",
-  properties: { prompt: { type: "string", description: "The task, in full" } },
-  required: ["prompt"],
-  additionalProperties: false,
-});
+let promptInput: PromptInput | undefined;
+
+/** The default input, compiled on the first `asTool()` without one (not when tollgate loads). */
+function defaultInput(): PromptInput {
+  promptInput ??= jsonSchema<{ prompt: string }>({
+    type: "object",
+    properties: { prompt: { type: "string", description: "The task, in full" } },
+    required: ["prompt"],
+    additionalProperties: false,
+  });
+  return promptInput;
+}
 
 const ignore = () => {};
 
@@ -133,7 +139,7 @@ export function agentTool<Deps, ParentDeps, Schema extends StandardSchema>(
   const built = tool<ParentDeps, StandardSchema>({
     name,
     description,
-    input: input ?? PROMPT_INPUT,
+    input: input ?? defaultInput(),
     needsApproval: (options.needsApproval ?? false) as NeedsApproval<ParentDeps, unknown>,
     timeoutMs: options.timeoutMs,
     sequential: options.sequential,

@@ -1,5 +1,5 @@
 import * as z4 from "zod/v4/core";
-import { zodToJsonSchema } from "zod-to-json-schema";
+import type { zodToJsonSchema } from "zod-to-json-schema";
 
 type JsonObject = Record<string, unknown>;
 
@@ -85,11 +85,61 @@ const ZOD3_NO_JSON_FORM = new Set([
 export function zod3JsonSchema(schema: Zod3Schema, toolName: string): JsonObject {
   const found = findNoJsonForm3(schema, [], new Set());
   if (found) throw noJsonFormError(toolName, found);
-  return zodToJsonSchema(schema as never, {
+  return loadZodToJsonSchema(toolName)(schema as never, {
     $refStrategy: "none",
     effectStrategy: "input",
     pipeStrategy: "input",
   }) as JsonObject;
+}
+
+let converter: typeof zodToJsonSchema | undefined;
+
+/**
+ * zod-to-json-schema, loaded on the first zod 3 schema (it loads `zod/v3`, which a zod 4 user
+ * never needs). `tool()` is synchronous, so it is required, not imported, by `createRequire`
+ * from `process.getBuiltinModule` (Node ≥ 20.16, Bun, Deno). A runtime without it (workerd, a
+ * browser bundle, Node before 20.16) gets a `TypeError` saying what to write instead.
+ */
+function loadZodToJsonSchema(toolName: string): typeof zodToJsonSchema {
+  if (converter) return converter;
+  const load = nodeRequire();
+  const instead =
+    'use zod 4 (zod 3.25 ships it as "zod/v4"), or give the JSON Schema yourself: jsonSchema(theJsonSchema, yourZod3Schema)';
+  if (!load) {
+    throw new TypeError(
+      `tool "${toolName}": a zod 3 schema is turned into JSON Schema by zod-to-json-schema, which this runtime cannot load synchronously (it has no process.getBuiltinModule, as Node 20.16+, Bun and Deno have); ${instead}`,
+    );
+  }
+  try {
+    converter = (load(ZOD_TO_JSON_SCHEMA) as { zodToJsonSchema: typeof zodToJsonSchema })
+      .zodToJsonSchema;
+  } catch (error) {
+    throw new TypeError(
+      `tool "${toolName}": a zod 3 schema needs zod-to-json-schema, which could not be loaded (${(error as Error).message}); ${instead}`,
+      { cause: error },
+    );
+  }
+  return converter;
+}
+
+/** Held in a variable so that bundlers leave it out of the core: it is loaded only for zod 3. */
+const ZOD_TO_JSON_SCHEMA = "zod-to-json-schema";
+
+type Require = (id: string) => unknown;
+
+/**
+ * A synchronous `require` made by `node:module`'s `createRequire`, from where this file is (the
+ * ESM build's URL, or the CommonJS build's `__filename`); undefined where the runtime has no
+ * `process.getBuiltinModule`. (The bare `require` is not used: bundlers replace it in ESM.)
+ */
+function nodeRequire(): Require | undefined {
+  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => any } })
+    .process?.getBuiltinModule;
+  const createRequire =
+    typeof getBuiltin === "function" ? getBuiltin("node:module")?.createRequire : undefined;
+  const from: string | undefined =
+    import.meta.url ?? (typeof __filename === "string" ? __filename : undefined);
+  return typeof createRequire === "function" && from ? (createRequire(from) as Require) : undefined;
 }
 
 function findNoJsonForm3(

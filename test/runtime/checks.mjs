@@ -12,9 +12,10 @@ import { EventStreamError, readEventStream } from "tollgate/event-stream";
 import { openAIChat } from "tollgate/openai";
 import { scriptedProvider } from "tollgate/testing";
 import { z } from "zod";
+import * as z3 from "zod/v3";
 
 /** The checks every runtime runs without a replay server; the adapter section adds more. */
-export const CORE_CHECKS = 30;
+export const CORE_CHECKS = 31;
 /** The adapter section's checks (run only when a replay server URL is given). */
 export const ADAPTER_CHECKS = 9;
 
@@ -90,6 +91,34 @@ function toolsSection(check) {
   const set = toolset([weather]);
   check.equal("tools: toolset names", set.names(), ["get_weather"]);
   check.ok("tools: tool is frozen", Object.isFrozen(weather));
+  zod3Check(check);
+}
+
+/**
+ * A zod 3 schema loads zod-to-json-schema synchronously on first use: it works where the
+ * runtime has `process.getBuiltinModule` (Node, Bun, Deno), and is a TypeError saying what to
+ * write instead where it has not (workerd).
+ */
+function zod3Check(check) {
+  const build = () =>
+    tool({ name: "v3", input: z3.object({ city: z3.string() }), execute: () => "" });
+  if (typeof globalThis.process?.getBuiltinModule === "function") {
+    check.equal("tools: zod 3 schema becomes JSON Schema", build().inputSchema.properties, {
+      city: { type: "string" },
+    });
+    return;
+  }
+  try {
+    build();
+    check.ok("tools: zod 3 without a synchronous require is refused", false, "it was accepted");
+  } catch (error) {
+    check.ok(
+      "tools: zod 3 without a synchronous require is refused, saying what to write",
+      error instanceof TypeError &&
+        /cannot load synchronously.*"zod\/v4".*jsonSchema\(/.test(error.message),
+      String(error?.message),
+    );
+  }
 }
 
 /** Hooks: one blocks a tool, one rewrites another's args; streamed through `loop.stream()`. */
