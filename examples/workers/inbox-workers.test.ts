@@ -43,9 +43,11 @@ describe.skipIf(!url || !executablePath)("the approval inbox over the worker poo
   /** A job's end state and outcome, once BullMQ has one. */
   const finished = (id: string) =>
     waitFor(`job ${id} to finish`, async () => {
+      const state = await (await queue!.getJob(id))?.getState();
+      if (state !== "completed" && state !== "failed") return undefined;
+      // Read again once final: a job read before it completed has no returnvalue yet.
       const job = await queue!.getJob(id);
-      const state = await job?.getState();
-      return state === "completed" || state === "failed" ? { job: job!, state } : undefined;
+      return job ? { job, state } : undefined;
     });
   /** The decision jobs on the queue, in any state. */
   const resumeJobs = async () =>

@@ -44,9 +44,11 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   /** A job's end state, once BullMQ has one. */
   const finished = (id: string) =>
     waitFor(`job ${id} to finish`, async () => {
+      const state = await (await queue.getJob(id))?.getState();
+      if (state !== "completed" && state !== "failed") return undefined;
+      // Read again once final: a job read before it completed has no returnvalue yet.
       const job = await queue.getJob(id);
-      const state = await job?.getState();
-      return state === "completed" || state === "failed" ? { job: job!, state } : undefined;
+      return job ? { job, state } : undefined;
     });
 
   /** A run's state, once it is final. */
