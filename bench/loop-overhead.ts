@@ -33,7 +33,7 @@ const ANSWER = "done";
 const input = z.object({ city: z.string() });
 
 /** Counts tool executions; each contender resets and checks it around a run. */
-class Counter {
+export class Counter {
   count = 0;
   expect(what: string, expected: number): void {
     expectEqual(`${what}: tool executions`, this.count, expected);
@@ -130,9 +130,11 @@ export function tollgateContender(
   };
 }
 
-/** AI SDK 7: `generateText` over `MockLanguageModelV4` (its array form: one result per call). */
-export function aiSdkContender(shape: LoopShape): Contender {
-  const name = "AI SDK 7 generateText";
+/**
+ * AI SDK 7: `generateText` over a new `MockLanguageModelV4` per run (its array form: one result
+ * per call), as its docs show.
+ */
+export function aiSdkContender(shape: LoopShape, name = "AI SDK 7 generateText"): Contender {
   const counter = new Counter();
   const usage = {
     inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },

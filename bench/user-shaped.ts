@@ -18,13 +18,12 @@
  */
 import { PerformanceObserver } from "node:perf_hooks";
 import { GCProfiler } from "node:v8";
-import { tool as aiTool, generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { AgentLoop, type ModelResponse, type Provider, tool } from "tollgate";
 import { type ScriptedTurn, scriptedProvider } from "tollgate/testing";
 import { z } from "zod";
 import { benchChild } from "./compile.js";
 import { type Contender, expectEqual } from "./harness.js";
+import { aiSdkContender, Counter } from "./loop-overhead.js";
 
 /** The contenders of this section. */
 export const USER_KINDS = ["tollgate", "ai", "bare"] as const;
@@ -41,15 +40,6 @@ export const USER_NAMES: Record<UserKind, string> = {
 const ANSWER = "done";
 const PROMPT = "What's the weather in Oslo?";
 const input = z.object({ city: z.string() });
-
-/** Counts tool executions; each contender checks and resets it after a run. */
-class Counter {
-  count = 0;
-  expect(what: string, expected: number): void {
-    expectEqual(`${what}: tool executions`, this.count, expected);
-    this.count = 0;
-  }
-}
 
 /** tollgate's gate of section 1: 2 pre-call hooks and a policy. */
 const gate = {
@@ -130,60 +120,9 @@ function tollgateUser(calls: number, bare: boolean): Contender {
   };
 }
 
-/** AI SDK 7: `generateText`, a new `MockLanguageModelV4` per run (its array form). */
-function aiSdkUser(calls: number): Contender {
-  const name = USER_NAMES.ai;
-  const counter = new Counter();
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  };
-  const results = Array.from({ length: calls + 1 }, (_, step) => ({
-    content:
-      step < calls
-        ? [
-            {
-              type: "tool-call" as const,
-              toolCallId: `call_${step}_0`,
-              toolName: "get_weather",
-              input: '{"city":"Oslo"}',
-            },
-          ]
-        : [{ type: "text" as const, text: ANSWER }],
-    finishReason: { unified: step < calls ? "tool-calls" : "stop", raw: undefined },
-    usage,
-    warnings: [],
-  }));
-  const tools = {
-    get_weather: aiTool({
-      description: "Current weather for a city",
-      inputSchema: input,
-      execute: async ({ city }) => {
-        counter.count++;
-        return { city, tempC: 21 };
-      },
-    }),
-  };
-  return {
-    name,
-    units: calls,
-    async run() {
-      const result = await generateText({
-        model: new MockLanguageModelV4({ doGenerate: results as never }),
-        tools,
-        stopWhen: stepCountIs(calls + 1),
-        prompt: PROMPT,
-      });
-      expectEqual(`${name}: text`, result.text, ANSWER);
-      expectEqual(`${name}: steps`, result.steps.length, calls + 1);
-      counter.expect(name, calls);
-    },
-  };
-}
-
 /** One contender of this section for runs of `calls` tool calls. */
 export function userContender(kind: UserKind, calls: number): Contender {
-  if (kind === "ai") return aiSdkUser(calls);
+  if (kind === "ai") return aiSdkContender({ steps: calls, callsPerStep: 1 }, USER_NAMES.ai);
   return tollgateUser(calls, kind === "bare");
 }
 
