@@ -31,7 +31,7 @@ describe.skipIf(!url || !executablePath)("the approval inbox over the worker poo
   const dir = mkdtempSync(join(tmpdir(), "tollgate-inbox-workers-"));
   const userDataDir = mkdtempSync(join(tmpdir(), "tollgate-inbox-workers-chromium-"));
   const pool = workerPool({ url: url!, dir, queue: tag, prefix });
-  const { waitFor, traceLines, count } = pool;
+  const { traceLines, count } = pool;
   let redis: Redis | undefined;
   let store: FullRunStore;
   let queue: ReturnType<typeof runsQueue> | undefined;
@@ -41,14 +41,7 @@ describe.skipIf(!url || !executablePath)("the approval inbox over the worker poo
   let page: Page;
 
   /** A job's end state and outcome, once BullMQ has one. */
-  const finished = (id: string) =>
-    waitFor(`job ${id} to finish`, async () => {
-      const state = await (await queue!.getJob(id))?.getState();
-      if (state !== "completed" && state !== "failed") return undefined;
-      // Read again once final: a job read before it completed has no returnvalue yet.
-      const job = await queue!.getJob(id);
-      return job ? { job, state } : undefined;
-    });
+  const finished = (id: string) => pool.finished(queue!, id);
   /** The decision jobs on the queue, in any state. */
   const resumeJobs = async () =>
     (await queue!.getJobs(["waiting", "active", "completed", "failed", "delayed"])).filter(
@@ -91,15 +84,7 @@ describe.skipIf(!url || !executablePath)("the approval inbox over the worker poo
     await inbox?.close().catch(() => {});
     worker?.close();
     await pool.stop();
-    if (queue) {
-      await queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
-    }
-    if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    }
+    await pool.cleanUp({ queue, redis });
     rmSync(dir, { recursive: true, force: true });
     rmSync(userDataDir, { recursive: true, force: true });
   }, 30_000);

@@ -42,14 +42,7 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   let inbox: ReturnType<typeof queueInboxWorker> | undefined;
 
   /** A job's end state, once BullMQ has one. */
-  const finished = (id: string) =>
-    waitFor(`job ${id} to finish`, async () => {
-      const state = await (await queue.getJob(id))?.getState();
-      if (state !== "completed" && state !== "failed") return undefined;
-      // Read again once final: a job read before it completed has no returnvalue yet.
-      const job = await queue.getJob(id);
-      return job ? { job, state } : undefined;
-    });
+  const finished = (id: string) => pool.finished(queue, id);
 
   /** A run's state, once it is final. */
   const settled = (runId: string) =>
@@ -68,15 +61,7 @@ describe.skipIf(!url)("a worker pool on BullMQ (examples/workers)", () => {
   afterAll(async () => {
     inbox?.close();
     await pool.stop();
-    if (queue) {
-      await queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
-    }
-    if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    }
+    await pool.cleanUp({ queue, redis });
     rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 

@@ -48,6 +48,27 @@ export interface WorkerPool {
   traceLines(): string[];
   /** How many trace lines start with `line` (e.g. `start refund R-9`). */
   count(line: string): number;
+  /**
+   * A job's end state (`completed` or `failed`) and the job as BullMQ holds it then (with its
+   * `returnvalue`), once it has one.
+   */
+  finished<J extends { getState(): Promise<string> }>(
+    queue: { getJob(id: string): Promise<J | undefined> },
+    id: string,
+  ): Promise<{ job: J; state: "completed" | "failed" }>;
+  /** Removes the test's queue and every key under its prefix, and closes both connections. */
+  cleanUp(opened: {
+    queue?:
+      | { obliterate(options: { force: boolean }): Promise<void>; close(): Promise<void> }
+      | undefined;
+    redis?:
+      | {
+          keys(pattern: string): Promise<string[]>;
+          del(...keys: string[]): Promise<number>;
+          quit(): Promise<unknown>;
+        }
+      | undefined;
+  }): Promise<void>;
   /** SIGTERM to every live worker, SIGKILL to any still running 5 s later. */
   stop(): Promise<void>;
 }
@@ -80,6 +101,14 @@ export function workerPool({ url, dir, queue, prefix, env = {} }: WorkerPoolOpti
     waitFor,
     traceLines,
     count: (line) => traceLines().filter((l) => l.startsWith(`${line} `)).length,
+    finished: (jobs, id) =>
+      waitFor(`job ${id} to finish`, async () => {
+        const state = await (await jobs.getJob(id))?.getState();
+        if (state !== "completed" && state !== "failed") return undefined;
+        // Read again once final: a job read before it completed has no returnvalue yet.
+        const job = await jobs.getJob(id);
+        return job ? { job, state } : undefined;
+      }),
     start() {
       const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
         cwd: root,
@@ -111,6 +140,17 @@ export function workerPool({ url, dir, queue, prefix, env = {} }: WorkerPoolOpti
             ? Promise.reject(new Error(`worker exited ${child.exitCode}: ${worker.output}`))
             : undefined,
       );
+    },
+    async cleanUp({ queue: jobs, redis }) {
+      if (jobs) {
+        await jobs.obliterate({ force: true }).catch(() => {});
+        await jobs.close();
+      }
+      if (redis) {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        await redis.quit();
+      }
     },
     async stop() {
       await Promise.all(
