@@ -83,9 +83,17 @@ describe.skipIf(!url)("redisRunStore", () => {
     return client;
   };
   const redis = url ? connect() : (undefined as never);
+  /** This file's keys, all under one root: removed at the end, so a shared server keeps none. */
+  const root = `tollgate-test:${globalThis.crypto.randomUUID()}:`;
   /** A prefix no other test (or earlier run) uses. */
-  const freshPrefix = () => `tollgate-test:${globalThis.crypto.randomUUID()}:`;
+  const freshPrefix = () => `${root}${globalThis.crypto.randomUUID()}:`;
   afterAll(async () => {
+    if (url) {
+      const cleaner = new Redis(url);
+      const keys = await cleaner.keys(`${root}*`);
+      for (let i = 0; i < keys.length; i += 500) await cleaner.del(...keys.slice(i, i + 500));
+      await cleaner.quit();
+    }
     await Promise.all(clients.map((client) => client.quit().catch(() => {})));
   });
 
