@@ -8,8 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { RunState } from "tollgate";
-import { migratePostgresRunStore, postgresRunStore, prunePostgresRuns } from "tollgate/postgres";
+import type { FullRunStore, RunState } from "tollgate";
+import {
+  migratePostgresRunStore,
+  type PostgresQueryable,
+  postgresRunStore,
+  prunePostgresRuns,
+} from "tollgate/postgres";
 import { runStoreConformance } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { approvalAgent } from "./support/approval-agent.js";
@@ -145,19 +150,7 @@ describe.skipIf(!url)("postgresRunStore", () => {
     const store = postgresRunStore(client); // made before the client connects: allowed
     const notConnected =
       "the pg Client is not connected: call `await client.connect()` first (or give a pg.Pool)";
-    const lease = { runId: "run-1", token: 1, ttlMs: 1000 };
-    const calls = [
-      store.get("run-1"),
-      store.acquire("run-1"),
-      store.renew(lease),
-      store.put(stateOf("run-1", "s"), lease),
-      store.release(lease),
-      store.claim("state-1"),
-      store.listPending(),
-      store.delete("run-1"),
-      migratePostgresRunStore(client),
-      prunePostgresRuns(client, { olderThanMs: 0 }),
-    ];
+    const calls = everyCall(store, client);
     for (const call of calls) await expect(call).rejects.toThrow(notConnected);
     await client.connect();
     const runId = `connected-${tableName()}`;
@@ -274,19 +267,7 @@ describe.skipIf(!url)("postgresRunStore", () => {
     const ended = new pg.Pool({ connectionString: urlOf(database) });
     await ended.end();
     const store = postgresRunStore(ended);
-    const lease = { runId: "run-1", token: 1, ttlMs: 1000 };
-    const calls = [
-      store.get("run-1"),
-      store.acquire("run-1"),
-      store.renew(lease),
-      store.put(stateOf("run-1", "s"), lease),
-      store.release(lease),
-      store.claim("state-1"),
-      store.listPending(),
-      store.delete("run-1"),
-      migratePostgresRunStore(ended),
-      prunePostgresRuns(ended, { olderThanMs: 0 }),
-    ];
+    const calls = everyCall(store, ended);
     for (const call of calls) await expect(call).rejects.toThrow(/after calling end/);
     const nowhere = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none" });
     onTestFinished(() => nowhere.end());
@@ -346,3 +327,20 @@ describe.skipIf(!url)("postgresRunStore", () => {
     expect(readFileSync(log, "utf8")).toBe("transfer alice 10\n");
   });
 });
+
+/** One call of every kind the package makes on a database: each store method, migrate, prune. */
+function everyCall(store: FullRunStore, db: PostgresQueryable): Promise<unknown>[] {
+  const lease = { runId: "run-1", token: 1, ttlMs: 1000 };
+  return [
+    store.get("run-1"),
+    store.acquire("run-1"),
+    store.renew(lease),
+    store.put(stateOf("run-1", "s"), lease),
+    store.release(lease),
+    store.claim("state-1"),
+    store.listPending(),
+    store.delete("run-1"),
+    migratePostgresRunStore(db),
+    prunePostgresRuns(db, { olderThanMs: 0 }),
+  ];
+}
