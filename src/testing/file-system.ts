@@ -1,3 +1,5 @@
+import { builtinModule } from "../util/builtin-module.js";
+
 /** What cassettes use of `node:fs` and `node:path`. */
 export interface CassetteFiles {
   existsSync(path: string): boolean;
@@ -18,10 +20,8 @@ let files: CassetteFiles | undefined;
  */
 export function cassetteFiles(): CassetteFiles {
   if (files) return files;
-  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => any } }).process
-    ?.getBuiltinModule;
-  const fs = typeof load === "function" ? load("node:fs") : undefined;
-  const path = typeof load === "function" ? load("node:path") : undefined;
+  const fs = builtinModule("node:fs");
+  const path = builtinModule("node:path");
   if (!fs || !path) {
     throw new TypeError(
       "cassettes read and write files: this runtime has no node:fs through process.getBuiltinModule (Node 20.16 or later, Bun and Deno have it)",

@@ -1,5 +1,6 @@
 import * as z4 from "zod/v4/core";
 import type { zodToJsonSchema } from "zod-to-json-schema";
+import { builtinModule } from "../util/builtin-module.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -133,10 +134,7 @@ type Require = (id: string) => unknown;
  * `process.getBuiltinModule`. (The bare `require` is not used: bundlers replace it in ESM.)
  */
 function nodeRequire(): Require | undefined {
-  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => any } })
-    .process?.getBuiltinModule;
-  const createRequire =
-    typeof getBuiltin === "function" ? getBuiltin("node:module")?.createRequire : undefined;
+  const createRequire = builtinModule("node:module")?.createRequire;
   const from: string | undefined =
     import.meta.url ?? (typeof __filename === "string" ? __filename : undefined);
   return typeof createRequire === "function" && from ? (createRequire(from) as Require) : undefined;
