@@ -181,6 +181,10 @@ describe.skipIf(!url)("redisRunStore", () => {
     );
     expect(() => redisRunStore(redis, { prefix: "" })).toThrow(/prefix/);
     expect(() => redisRunStore(redis, { finishedTtlMs: "7d" as never })).toThrow(/finishedTtlMs/);
+    expect(() => redisRunStore(redis, { finishedTtlMs: "7d" as never })).toThrow(
+      /finishedTtlMs must be a positive whole number of milliseconds, as leaseMs is, not the string "7d"/,
+    );
+    expect(() => redisRunStore(redis, { finishedTtlMs: 1.5 })).toThrow(/whole number/);
     expect(() => redisRunStore(redis, { finishedTtlMs: null as never })).toThrow(/null/);
     expect(() => redisRunStore(redis, [] as never)).toThrow(TypeError);
   });

@@ -1,7 +1,7 @@
 import type { FullRunStore, PendingRun, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { leaseMsOf } from "../util/lease-ms.js";
-import { checkKeys } from "../util/option-keys.js";
+import { checkKeys, shownValue } from "../util/option-keys.js";
 import {
   cursorOf,
   isPausedStatus,
@@ -54,7 +54,6 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
   const client = checkedClient(WHERE, redis);
   if (options !== undefined) checkKeys(WHERE, options, OPTIONS);
   const ttlMs = leaseMsOf(WHERE, options);
-  const px = Math.max(1, Math.ceil(ttlMs));
   const prefix = prefixOf(options?.prefix);
   const finishedMs = finishedTtlOf(options?.finishedTtlMs);
   const index = pendingKey(prefix);
@@ -72,13 +71,13 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
       return text === null ? undefined : parseState(text, runId);
     },
     async acquire(runId) {
-      const answer = await onRun(ACQUIRE, keysOf(checkedId(WHERE, "acquire", runId)), px);
+      const answer = await onRun(ACQUIRE, keysOf(checkedId(WHERE, "acquire", runId)), ttlMs);
       if (answer === null) return undefined;
       return { runId, token: tokenOf(answer), ttlMs };
     },
     async renew(lease) {
       const { runId, token } = checkedLease(WHERE, "renew", lease);
-      return yesOrNo("renew", await onRun(RENEW, keysOf(runId), token, px));
+      return yesOrNo("renew", await onRun(RENEW, keysOf(runId), token, ttlMs));
     },
     async put(state, lease) {
       const { runId, token } = checkedLease(WHERE, "put", lease);
@@ -191,10 +190,12 @@ function prefixOf(prefix: unknown): string {
 
 function finishedTtlOf(ms: unknown): number {
   if (ms === undefined) return DEFAULT_FINISHED_TTL_MS;
-  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 1) {
-    throw new TypeError(`${WHERE}: finishedTtlMs must be a number of milliseconds, at least 1`);
+  if (!Number.isSafeInteger(ms) || (ms as number) < 1) {
+    throw new TypeError(
+      `${WHERE}: finishedTtlMs must be a positive whole number of milliseconds, as leaseMs is, not ${shownValue(ms)}`,
+    );
   }
-  return Math.ceil(ms);
+  return ms as number;
 }
 
 /** A script's answer of 1 or 0; anything else is an error, never a quiet false. */
