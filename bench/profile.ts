@@ -4,6 +4,7 @@
  *   npm run bench -- --profile=loop          # CPU: 20-step tool runs with the gate active
  *   npm run bench -- --profile=stream        # CPU: 5,000 text deltas through loop.stream()
  *   npm run bench -- --profile=user-cold     # CPU: the first 300 1-call runs of a fresh process
+ *   npm run bench -- --profile=user-1        # CPU: warm section 9 runs, 1 call (or user-20)
  *   npm run bench -- --promise-sites=loop    # which functions create the promises (or =stream)
  *
  * `--profile` runs the compiled bench under `node --cpu-prof` for a few seconds of that
@@ -27,6 +28,8 @@ const WORKLOADS: Record<string, () => Promise<Contender>> = {
   loop: async () =>
     (await import("./loop-overhead.js")).tollgateContender({ steps: 20, callsPerStep: 1 }),
   stream: async () => (await import("./streaming.js")).tollgateStream(5000),
+  "user-1": async () => (await import("./user-shaped.js")).userContender("tollgate", 1),
+  "user-20": async () => (await import("./user-shaped.js")).userContender("tollgate", 20),
 };
 
 /** The workload, run for `seconds` (the profiled child's job). */

@@ -413,8 +413,24 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       : (event: LoopEvent) => {
           if (bus.listening) bus.emit(freezeEvent(event));
         };
+    const writes = runWrites(() => run, this.#options);
+    // Every field written out, in one order: a spread here made each run's context a slow
+    // object, and the loop reads it at every turn.
     const run: RunContext<Deps> = {
-      ...data,
+      runId: data.runId,
+      maxSteps: data.maxSteps,
+      messages: data.messages,
+      steps: data.steps,
+      usage: data.usage,
+      retries: data.retries,
+      unavailableCalls: data.unavailableCalls,
+      executed: data.executed,
+      denied: data.denied,
+      remembered: data.remembered,
+      limits: data.limits,
+      callCounts: data.callCounts,
+      openStep: data.openStep,
+      parent: data.parent,
       options: this.#options,
       deps: options.deps === undefined ? this.#options.deps : options.deps,
       instructions: options.instructions ?? this.#options.instructions,
@@ -431,7 +447,8 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       get listening() {
         return sink !== undefined || bus.listening;
       },
-      ...runWrites(() => run, this.#options),
+      checkpoint: writes.checkpoint,
+      write: writes.write,
     };
     // The run's timeout aborts it as its signal would, with a RunTimeoutError as the reason.
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
