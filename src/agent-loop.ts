@@ -6,6 +6,7 @@ import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } fro
 import { EventBus } from "./events.js";
 import { transcriptOnFailure } from "./loop/finish-step.js";
 import { freezeEvent } from "./loop/freeze-event.js";
+import { RunAbort } from "./loop/run-abort.js";
 import type { RunContext } from "./loop/run-context.js";
 import { runLoop } from "./loop/run-loop.js";
 import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
@@ -33,7 +34,6 @@ import type { Tool } from "./tools/tool.js";
 import type { UsageLimits } from "./usage-limits.js";
 import { checkLimits, mergeLimits } from "./usage-limits.js";
 import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
-import { raceSignal } from "./util/race-signal.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {
@@ -388,19 +388,12 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     resumed?: PreparedResume,
     sink?: (event: LoopEvent) => void,
   ): Started {
-    const controller = new AbortController();
-    const signals = [this.#options.signal, options.signal, controller.signal].filter(
-      (signal): signal is AbortSignal => signal !== undefined,
-    );
-    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
-    const abandon = () => {
-      if (!controller.signal.aborted)
-        controller.abort(new DOMException("the run was abandoned", "AbortError"));
-    };
+    const abort = new RunAbort([this.#options.signal, options.signal]);
+    const abandon = () => abort.abort(new DOMException("the run was abandoned", "AbortError"));
     const { store } = this.#options;
-    if (signal.aborted) {
+    if (abort.aborted) {
       if (store && resumed?.lease) store.release(resumed.lease).catch(() => {});
-      return { result: Promise.reject(signal.reason), abandon };
+      return { result: Promise.reject(abort.reason), abandon };
     }
     const bus = this.#bus;
     // Listeners get frozen events: nothing they do changes what runs or what is stored.
@@ -438,11 +431,14 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       output: this.#outputOf(options.output),
       stopWhen: checkStopWhen<Deps>("run()", options.stopWhen) ?? this.#options.stopWhen,
       modelTimeoutMs: options.modelTimeoutMs ?? this.#options.modelTimeoutMs,
-      signal,
+      abort,
+      get signal() {
+        return abort.signal;
+      },
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.
       emit: (event) => {
-        if (!signal.aborted) deliver(event);
+        if (!abort.aborted) deliver(event);
       },
       get listening() {
         return sink !== undefined || bus.listening;
@@ -458,26 +454,27 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         : setTimeout(() => {
             const reason = new RunTimeoutError(timeoutMs);
             reason.messages = transcriptOnFailure(run, reason);
-            controller.abort(reason);
+            abort.abort(reason);
           }, timeoutMs);
     const start = store
       ? () =>
           leased(
             run,
             store,
-            (error) => controller.abort(error),
+            (error) => abort.abort(error),
             () => runLoop(run, resumed?.plan),
           )
       : () => runLoop(run, resumed?.plan);
     // The one place the run races its signal: it rejects the moment the signal aborts.
-    const result = raceSignal(start(), signal).then(
+    const result = abort.race(start()).then(
       (ended) => {
         clearTimeout(timer);
+        abort.detach();
         return ended;
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (signal.aborted && error === signal.reason) noteUnsettledCalls(run, error);
+        if (abort.aborted && error === abort.reason) noteUnsettledCalls(run, error);
         abandon();
         // The run's last event, past the abort that silences the rest: listeners end what they opened.
         if (bus.listening) bus.emit(freezeEvent({ type: "run-error", runId: run.runId, error }));
@@ -607,7 +604,7 @@ async function leased<Deps>(
     return result;
   } catch (error) {
     stop();
-    if (!run.signal.aborted) await store.release(lease).catch(() => {});
+    if (!run.abort.aborted) await store.release(lease).catch(() => {});
     throw error;
   }
 }

@@ -44,6 +44,70 @@ describe("abort", () => {
     expect(state.signal?.reason).toBe(reason);
   });
 
+  it("a tool that reads its signal only after the abort finds it aborted, with the run's reason", async () => {
+    let context: { signal: AbortSignal } | undefined;
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const late = tool({
+      name: "late",
+      input: z.object({}),
+      execute: (_args, ctx) => {
+        context = ctx; // the signal itself is not read yet
+        markStarted();
+        return new Promise(() => {});
+      },
+    });
+    const controller = new AbortController();
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "late" }] }]),
+      tools: [late],
+    });
+    const settled = loop.run("go", { signal: controller.signal }).catch((error: unknown) => error);
+    await started;
+    const reason = new Error("user cancelled");
+    controller.abort(reason);
+    expect(await settled).toBe(reason);
+    expect(context!.signal.aborted).toBe(true);
+    expect(context!.signal.reason).toBe(reason);
+    expect(context!.signal).toBe(context!.signal);
+  });
+
+  it("a loop's own signal outlives its runs: each run stops following it once it ends, and it still aborts the next run", async () => {
+    const controller = new AbortController();
+    const added: unknown[] = [];
+    const removed: unknown[] = [];
+    const { signal } = controller;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((type: string, listener: () => void, options?: unknown) => {
+      added.push(listener);
+      add(type, listener, options as AddEventListenerOptions);
+    }) as typeof signal.addEventListener;
+    signal.removeEventListener = ((type: string, listener: () => void) => {
+      removed.push(listener);
+      remove(type, listener);
+    }) as typeof signal.removeEventListener;
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ text: "one" }, { text: "two" }, { text: "three" }]),
+      signal,
+    });
+    await loop.run("first");
+    await loop.run("second");
+    expect(added).toHaveLength(2);
+    expect(removed).toEqual(added);
+    const { hang, state } = hangingTool();
+    const hanging = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "hang" }] }]),
+      tools: [hang],
+      signal,
+    });
+    const settled = hanging.run("go").catch((error: unknown) => error);
+    await state.started;
+    controller.abort("stop");
+    expect(await settled).toBe("stop");
+    expect(state.signal?.aborted).toBe(true);
+  });
+
   it("without a reason it rejects with an AbortError", async () => {
     const { hang, state } = hangingTool();
     const controller = new AbortController();

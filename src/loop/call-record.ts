@@ -78,11 +78,15 @@ export function decided<Deps>(
   outcome: GateOutcome,
   format: FormatToolError = asIs,
 ): void {
-  const record: CallRecord = { ...open.record, verdict: outcome.kind, by: outcome.by };
+  // The args go in with the rest, not added after: a record keeps one shape.
+  const { kind, by } = outcome;
+  const record: CallRecord =
+    "call" in outcome
+      ? { ...open.record, verdict: kind, by, args: outcome.call.args }
+      : { ...open.record, verdict: kind, by };
   const { toolCallId, toolName } = record;
   if ("call" in outcome) {
     write(open).call = outcome.call;
-    record.args = outcome.call.args;
     if (outcome.repaired) record.repairedFrom = record.rawArgs;
   }
   if (outcome.kind === "allow") write(open).parsed = outcome.parsed;

@@ -30,7 +30,7 @@ export function endsRun<Deps>(
     if (ends === true) return call;
     if (ends !== false) {
       return andThen(ends, (ended) => {
-        run.signal.throwIfAborted();
+        run.abort.throwIfAborted();
         return ended ? call : endsRun(run, succeeded, tools, index + 1);
       });
     }

@@ -32,7 +32,7 @@ export async function executeCalls<Deps>(
     if (execution.halted) break;
     if (batch.length === 1) await execution.startOne(batch[0]!);
     else await execution.runBatch(batch);
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
   }
   if (execution.written) await execution.written;
   return execution.finish();
@@ -111,7 +111,7 @@ class StepExecution<Deps> {
         while (
           running < run.options.maxParallelToolCalls &&
           next < batch.length &&
-          !run.signal.aborted
+          !run.abort.aborted
         ) {
           running++;
           this.startOne(batch[next++]!).then(onDone, reject);
@@ -140,7 +140,7 @@ class StepExecution<Deps> {
     if (open.tool!.external) return this.#awaitResult(open);
     started(open);
     const execute = (): Promise<void> =>
-      run.signal.aborted
+      run.abort.aborted
         ? new Promise<void>(() => {})
         : runTool(run, open, this.#step.index, this.#tools).then((done) =>
             this.#settle(open, done),
@@ -239,7 +239,7 @@ class StepExecution<Deps> {
   /** Throws the failure, if any, and lists what succeeded, in call order (once every write is done). */
   finish(): Succeeded<Deps>[] {
     const run = this.#run;
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
     if (this.#failure) throw this.#failure;
     closeStoppedStep(run, this.#step);
     const order = this.#step.calls;

@@ -66,7 +66,7 @@ export function outputOfText<Deps>(
   if (!output) return { kind: "completed" };
   const text = textOf({ role: "assistant", parts: step.response.parts });
   return andThen(readFinalText(output, text), (answer): StepOutcome => {
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
     if (answer.ok) return { kind: "completed", output: { value: answer.output } };
     failOutput(run, answer.problem);
     run.messages.push({

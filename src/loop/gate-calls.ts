@@ -83,12 +83,12 @@ function gateFrom<Deps>(
     const next = index + 1;
     if (isPromise(outcome)) {
       return andThen(outcome, (answer) => {
-        run.signal.throwIfAborted();
+        run.abort.throwIfAborted();
         decided(open, answer, format);
         return gateFrom(run, step, parts, tools, next, judged(run, step, open));
       });
     }
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
     decided(open, outcome, format);
     stop = judged(run, step, open);
   }

@@ -94,11 +94,11 @@ export function guardOutput<Deps>(
   if (!isPromise(outcome)) return judged(outcome);
   return outcome.then(
     (answer) => {
-      run.signal.throwIfAborted();
+      run.abort.throwIfAborted();
       return judged(answer);
     },
     (error: unknown) => {
-      run.signal.throwIfAborted();
+      run.abort.throwIfAborted();
       return failed(error);
     },
   );

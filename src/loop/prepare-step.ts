@@ -49,7 +49,7 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
     readPrepared<Deps>,
   );
   return andThen(prepared, (answer) => {
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
     if (answer === undefined) return everyTool(run);
     const offered =
       answer.tools === undefined && answer.callable === undefined && answer.toolChoice === undefined

@@ -6,6 +6,7 @@ import type { RunLease } from "../state/run-store.js";
 import type { RunWrites } from "../state/run-writes.js";
 import type { RunData } from "../state/snapshot.js";
 import type { StopCondition } from "../stop-conditions.js";
+import type { RunAbort } from "./run-abort.js";
 
 /** One run while it runs: its data (see `RunData`), the loop's options, and its ways out. */
 export interface RunContext<Deps> extends RunData, RunWrites {
@@ -22,9 +23,12 @@ export interface RunContext<Deps> extends RunData, RunWrites {
   /** How long each model call may take (`modelTimeoutMs`): the run's own, else the loop's. */
   readonly modelTimeoutMs: number | undefined;
   /**
-   * Aborts when the caller aborts or the run is abandoned; tools get it. The run rejects the
-   * moment it aborts; the loop checks it after every await, so nothing more runs or is emitted.
+   * Aborted when the caller aborts or the run is abandoned. The run rejects the moment it
+   * aborts; the loop checks `abort.aborted` after every await, so nothing more runs or is
+   * emitted.
    */
+  readonly abort: Pick<RunAbort, "aborted" | "reason" | "throwIfAborted">;
+  /** The run's `AbortSignal`, for user code (tools, providers); made when first read. */
   readonly signal: AbortSignal;
   /** This process's lease on the run, when the loop has a store; every write carries it. */
   lease: RunLease | undefined;

@@ -50,7 +50,7 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
     }
     throw error;
   }
-  run.signal.throwIfAborted();
+  run.abort.throwIfAborted();
   run.emit({
     type: "run-finish",
     runId: run.runId,

@@ -24,7 +24,7 @@ export function stoppedByCondition<Deps>(
     readBoolean,
   );
   return andThen(answer, (stop) => {
-    run.signal.throwIfAborted();
+    run.abort.throwIfAborted();
     if (!stop) return stoppedByCondition(run, index + 1);
     const { name } = condition;
     return typeof name === "string" && name !== "" ? { index, name } : { index };

@@ -3,14 +3,14 @@ import type { RunContext } from "./run-context.js";
 
 /**
  * The context a call runs with (and that its tool's `needsApproval` gets): built in this one
- * place, from the run and the call.
+ * place, from the run and the call; `signal` is the call's own (with a timeout), else the run's.
  */
 export function toolContext<Deps>(
   run: RunContext<Deps>,
   tool: Tool<Deps>,
   call: { id: string; rawArgs: string },
   step: number,
-  signal: AbortSignal = run.signal,
+  signal?: AbortSignal,
 ): ToolContext<Deps> {
   return {
     deps: run.deps,
@@ -19,7 +19,10 @@ export function toolContext<Deps>(
     retry: run.retries.get(tool.name) ?? 0,
     maxRetries: tool.maxRetries,
     step,
-    signal,
+    // The run's signal is made only when a tool reads it (see RunAbort).
+    get signal() {
+      return signal ?? run.signal;
+    },
     rawArgs: call.rawArgs,
   };
 }

@@ -1,4 +1,5 @@
 import type { ModelRequest, ModelResponse, Provider, ProviderCallOptions } from "tollgate";
+import { isPromise } from "../util/maybe-promise.js";
 import { checkKeys } from "../util/option-keys.js";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
 import { chunkedParts, toResponse } from "./turn.js";
@@ -17,11 +18,11 @@ export interface FakeCall {
   signal: AbortSignal | undefined;
 }
 
-/** Answers one request. */
+/** Answers one request, at once or with a promise. */
 export type FakeAnswer = (
   request: ModelRequest,
   call: FakeCall,
-) => Promise<TurnReply | ModelResponse>;
+) => TurnReply | ModelResponse | PromiseLike<TurnReply | ModelResponse>;
 
 /**
  * The provider shell the fakes share: records requests, answers whole or streamed. Generated
@@ -37,13 +38,31 @@ export function fakeProvider(
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new TypeError("fake provider: chunkSize must be a whole number >= 1");
   }
-  const respond = async (request: ModelRequest, given: ProviderCallOptions | undefined) => {
-    const call = requests.length;
-    requests.push(request);
-    const signal = given?.signal;
-    signal?.throwIfAborted();
-    const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
-    return toResponse(await answer(request, { step, runId: given?.runId, call, signal }), step);
+  // Not an async function: an answer that is already here costs one promise, not three.
+  const respond = (
+    request: ModelRequest,
+    given: ProviderCallOptions | undefined,
+  ): Promise<ModelResponse> => {
+    try {
+      const call = requests.length;
+      requests.push(request);
+      const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
+      // The signal is read only by an answer that wants it: a fake answers at once, and the
+      // loop checks its run's abort before and after every model call.
+      const answered = answer(request, {
+        step,
+        runId: given?.runId,
+        call,
+        get signal() {
+          return given?.signal;
+        },
+      });
+      return isPromise(answered)
+        ? Promise.resolve(answered).then((reply) => toResponse(reply, step))
+        : Promise.resolve(toResponse(answered, step));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
   const provider: Provider & { requests: ModelRequest[]; supportsNativeOutput?: boolean } = {
     name: options.name,

@@ -37,7 +37,7 @@ export function scriptedProvider(
   let used = 0;
   const provider = fakeProvider(
     { ...options, name: options.name ?? "scripted", model: options.model ?? "scripted" },
-    async (request, { step, runId, call }) => {
+    (request, { step, runId, call }) => {
       if (used >= script.length) {
         const run = runId === undefined ? "" : ` of run ${runId}`;
         throw new TollgateError(
@@ -47,13 +47,16 @@ export function scriptedProvider(
       return reply(script[used++]!, request);
     },
   );
-  return {
+  // One shape for every provider: the loop reads its fields at every step (spreads here made
+  // it a slow object).
+  const scripted: ScriptedProvider & {
+    supportsNativeOutput?: boolean;
+    stream?: Provider["stream"];
+  } = {
     name: provider.name,
     model: provider.model,
     requests: provider.requests,
-    ...(provider.supportsNativeOutput ? { supportsNativeOutput: true } : {}),
     generate: provider.generate,
-    ...(provider.stream ? { stream: provider.stream } : {}),
     get remaining() {
       return script.length - used;
     },
@@ -65,12 +68,15 @@ export function scriptedProvider(
       }
     },
   };
+  if (provider.supportsNativeOutput) scripted.supportsNativeOutput = true;
+  if (provider.stream) scripted.stream = provider.stream;
+  return scripted;
 }
 
-async function reply(
+function reply(
   turn: ScriptedTurn,
   request: ModelRequest,
-): Promise<TurnReply | ModelResponse> {
+): TurnReply | ModelResponse | Promise<TurnReply | ModelResponse> {
   if (typeof turn === "function") return turn(request);
   if ("error" in turn) throw turn.error;
   return turn;
