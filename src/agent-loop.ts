@@ -4,6 +4,7 @@ import { storedMessage } from "./content-parts.js";
 import { ResumeError, RunTimeoutError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { EventBus } from "./events.js";
+import { EventStream } from "./loop/event-queue.js";
 import { transcriptOnFailure } from "./loop/finish-step.js";
 import { freezeEvent } from "./loop/freeze-event.js";
 import { RunAbort } from "./loop/run-abort.js";
@@ -485,53 +486,21 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   }
 
   /**
-   * The events of a run as an async iterable: the run goes on at its own pace and its events
-   * queue up for the reader; the run's error is thrown after the events before it. A reader
-   * that stops early abandons the run (its signal aborts).
+   * The events of a run as an async generator (`EventStream`): the run starts on the first
+   * `next()`, goes on at its own pace and its events queue up for the reader; the run's error
+   * is thrown after the events before it. A reader that stops early abandons the run (its
+   * signal aborts).
    */
-  async *#events(begin: (sink: (event: LoopEvent) => void) => Started): AsyncGenerator<LoopEvent> {
-    let queue: LoopEvent[] = [];
-    let wake: (() => void) | undefined;
-    const started = begin((event) => {
-      queue.push(event);
-      wake?.();
-    });
-    let outcome: { ok: true } | { ok: false; error: unknown } | undefined;
-    started.result.then(
-      () => {
-        outcome = { ok: true };
-        wake?.();
-      },
-      (error: unknown) => {
-        outcome = { ok: false, error };
-        wake?.();
-      },
-    );
-    try {
-      for (;;) {
-        if (queue.length > 0) {
-          const ready = queue;
-          queue = [];
-          for (const event of ready) yield event;
-          continue;
-        }
-        if (outcome) {
-          if (!outcome.ok) throw outcome.error;
-          return;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    } finally {
-      if (!outcome) started.abandon();
-    }
+  #events(begin: (sink: (event: LoopEvent) => void) => Started): AsyncGenerator<LoopEvent> {
+    return new EventStream(begin);
   }
 }
 
-/** An event stream that fails at once with the given error. */
-// biome-ignore lint/correctness/useYield: it only throws, on the first next()
-async function* failing(error: unknown): AsyncGenerator<LoopEvent> {
-  throw error;
+/** An event stream that fails at once with the given error, on the first next(). */
+function failing(error: unknown): AsyncGenerator<LoopEvent> {
+  return new EventStream(() => {
+    throw error;
+  });
 }
 
 /** A run that has started: its result, and how to give it up. */

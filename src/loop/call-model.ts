@@ -126,11 +126,15 @@ async function response<Deps>(
   try {
     for (;;) {
       const next = await parts.next();
-      signal.throwIfAborted();
+      if (signal.aborted) throw signal.reason;
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);
-      emitDeltas(part);
+      // Text, the part most streamed, goes straight out as its event.
+      if (part.type === "text-delta" && outputOf === undefined) {
+        if (run.listening)
+          run.emit({ type: "text-delta", runId: run.runId, step, text: part.text });
+      } else emitDeltas(part);
     }
     finished = true;
   } finally {
