@@ -19,10 +19,8 @@ export function toolContext<Deps>(
     retry: run.retries.get(tool.name) ?? 0,
     maxRetries: tool.maxRetries,
     step,
-    // The run's signal is made only when a tool reads it (see RunAbort).
-    get signal() {
-      return signal ?? run.signal;
-    },
+    // A data property, not a getter: an object literal with a getter costs about 0.4 µs to make.
+    signal: signal ?? run.signal,
     rawArgs: call.rawArgs,
   };
 }

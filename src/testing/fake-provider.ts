@@ -46,17 +46,10 @@ export function fakeProvider(
     try {
       const call = requests.length;
       requests.push(request);
+      const signal = given?.signal;
+      signal?.throwIfAborted();
       const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
-      // The signal is read only by an answer that wants it: a fake answers at once, and the
-      // loop checks its run's abort before and after every model call.
-      const answered = answer(request, {
-        step,
-        runId: given?.runId,
-        call,
-        get signal() {
-          return given?.signal;
-        },
-      });
+      const answered = answer(request, { step, runId: given?.runId, call, signal });
       return isPromise(answered)
         ? Promise.resolve(answered).then((reply) => toResponse(reply, step))
         : Promise.resolve(toResponse(answered, step));
