@@ -433,17 +433,13 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       stopWhen: checkStopWhen<Deps>("run()", options.stopWhen) ?? this.#options.stopWhen,
       modelTimeoutMs: options.modelTimeoutMs ?? this.#options.modelTimeoutMs,
       abort,
-      get signal() {
-        return abort.signal;
-      },
       lease: resumed?.lease,
       // After an abort the run has rejected: whatever is still settling emits nothing.
       emit: (event) => {
         if (!abort.aborted) deliver(event);
       },
-      get listening() {
-        return sink !== undefined || bus.listening;
-      },
+      // Functions, not getters: an object literal with a getter takes V8's slow path.
+      listening: () => sink !== undefined || bus.listening,
       checkpoint: writes.checkpoint,
       write: writes.write,
     };
@@ -563,7 +559,7 @@ async function leased<Deps>(
     }
   }
   const lease = run.lease;
-  const stop = keepLease(store, lease, run.signal, lost);
+  const stop = keepLease(store, lease, run.abort.signal, lost);
   try {
     const result = await body();
     stop();

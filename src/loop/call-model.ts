@@ -49,7 +49,7 @@ export function callModel<Deps>(
   return modelResponse(run, provider, request, step).then((response) => {
     run.usage = addUsage(run.usage, response.usage);
     if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
-    if (run.listening) {
+    if (run.listening()) {
       const { finishReason, usage } = response;
       run.emit({ type: "model-response", runId: run.runId, step, finishReason, usage, response });
     }
@@ -69,7 +69,7 @@ function modelResponse<Deps>(
 ): Promise<ModelResponse> {
   const ms = run.modelTimeoutMs;
   // No timeout: the response as it is (an async wrapper here would cost promises every step).
-  if (ms === undefined) return response(run, provider, request, step, run.signal);
+  if (ms === undefined) return response(run, provider, request, step, run.abort.signal);
   return timedResponse(run, provider, request, step, ms);
 }
 
@@ -84,12 +84,12 @@ async function timedResponse<Deps>(
   // The call's own signal: the run's, and the timeout's, whose reason is a ModelTimeoutError.
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new ModelTimeoutError(ms, provider.name, step)), ms);
-  const signal = AbortSignal.any([run.signal, timeout.signal]);
+  const signal = AbortSignal.any([run.abort.signal, timeout.signal]);
   try {
     return await raceSignal(response(run, provider, request, step, signal), signal);
   } catch (error) {
     // A provider that gave up on the aborted signal with an error of its own timed out all the same.
-    throw timeout.signal.aborted && !run.signal.aborted ? timeout.signal.reason : error;
+    throw timeout.signal.aborted && !run.abort.aborted ? timeout.signal.reason : error;
   } finally {
     clearTimeout(timer);
   }
@@ -104,9 +104,9 @@ async function response<Deps>(
 ): Promise<ModelResponse> {
   const options = { signal, runId: run.runId, step };
   const assembler = new ResponseAssembler(provider.name);
-  const outputOf = run.output && run.listening ? outputDeltas(run.output) : undefined;
+  const outputOf = run.output && run.listening() ? outputDeltas(run.output) : undefined;
   const emitDeltas = (part: ModelStreamPart) => {
-    const event = run.listening && deltaEvent(run.runId, step, part);
+    const event = run.listening() && deltaEvent(run.runId, step, part);
     if (event) run.emit(event);
     const output = outputOf?.(part);
     if (output !== undefined) run.emit({ type: "output-delta", runId: run.runId, step, output });
@@ -132,7 +132,7 @@ async function response<Deps>(
       assembler.add(part);
       // Text, the part most streamed, goes straight out as its event.
       if (part.type === "text-delta" && outputOf === undefined) {
-        if (run.listening)
+        if (run.listening())
           run.emit({ type: "text-delta", runId: run.runId, step, text: part.text });
       } else emitDeltas(part);
     }

@@ -134,7 +134,7 @@ class StepExecution<Deps> {
     if (limit) {
       notRunByLimit(open, limit);
       this.#step.limit ??= limit;
-      if (run.listening) run.emit(resultEvent(run, this.#step.index, open.record, 0));
+      if (run.listening()) run.emit(resultEvent(run, this.#step.index, open.record, 0));
       return Promise.resolve();
     }
     if (open.tool!.external) return this.#awaitResult(open);
@@ -187,7 +187,7 @@ class StepExecution<Deps> {
     if (done.kind !== "ok") this.#failure ??= this.#failureOf(open, done);
     else if (guarded.ok) this.#succeeded.push({ open, raw: done.raw });
     if (run.options.store) this.#checkpoint();
-    if (run.listening) {
+    if (run.listening()) {
       const error = developerError(open, done);
       if (error !== undefined) run.emit(errorEvent(run, this.#step.index, open.record, error));
       if (guarded.outcome) {

@@ -35,7 +35,8 @@ export function finishStep<Deps>(
   const record = recordOf(step);
   run.openStep = undefined;
   run.steps.push(record);
-  if (run.listening) run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
+  if (run.listening())
+    run.emit({ type: "step-finish", runId: run.runId, step: step.index, record });
   return outcome;
 }
 

@@ -55,7 +55,7 @@ function gateFrom<Deps>(
     const part = parts[index]!;
     const open = arrived(part, tools.find(part.name));
     step.calls.push(open);
-    if (run.listening) {
+    if (run.listening()) {
       const { runId } = run;
       const { id: toolCallId, name: toolName, args: rawArgs } = part;
       run.emit({ type: "tool-call", runId, step: step.index, toolCallId, toolName, rawArgs });
@@ -101,7 +101,7 @@ function judged<Deps>(
   step: OpenStep<Deps>,
   open: OpenCall<Deps>,
 ): Stop | undefined {
-  if (run.listening) run.emit(decisionEvent(run, step.index, open));
+  if (run.listening()) run.emit(decisionEvent(run, step.index, open));
   countFailure(run, open);
   const { verdict, by, reason } = open.record;
   if (verdict !== "stop") return undefined;

@@ -137,6 +137,6 @@ export function closeStoppedStep<Deps>(run: RunContext<Deps>, step: OpenStep<Dep
   for (const open of step.calls) {
     if (open.record.result) continue;
     notRun(open, `not run: the run was stopped${note}`);
-    if (run.listening) run.emit(resultEvent(run, step.index, open.record, 0));
+    if (run.listening()) run.emit(resultEvent(run, step.index, open.record, 0));
   }
 }

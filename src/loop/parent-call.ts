@@ -49,7 +49,7 @@ export function linkParentCall<Deps>(
     forward(event) {
       const usage = modelUsageOf(event);
       if (usage) run.usage = addUsage(run.usage, usage);
-      if (run.listening) {
+      if (run.listening()) {
         run.emit({ type: "sub-run", runId: run.runId, step, toolCallId, toolName, event });
       }
     },

@@ -25,15 +25,13 @@ export interface RunContext<Deps> extends RunData, RunWrites {
   /**
    * Aborted when the caller aborts or the run is abandoned. The run rejects the moment it
    * aborts; the loop checks `abort.aborted` after every await, so nothing more runs or is
-   * emitted.
+   * emitted. `abort.signal` is the AbortSignal user code gets (tools, providers), made when first read.
    */
-  readonly abort: Pick<RunAbort, "aborted" | "reason" | "throwIfAborted">;
-  /** The run's `AbortSignal`, for user code (tools, providers); made when first read. */
-  readonly signal: AbortSignal;
+  readonly abort: Pick<RunAbort, "aborted" | "reason" | "throwIfAborted" | "signal">;
   /** This process's lease on the run, when the loop has a store; every write carries it. */
   lease: RunLease | undefined;
   /** Hands an event to the listeners (and to `stream()`'s reader). */
   emit(event: LoopEvent): void;
   /** Whether anyone takes events now: hot paths skip building events nobody would get. */
-  readonly listening: boolean;
+  listening(): boolean;
 }

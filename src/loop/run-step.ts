@@ -21,7 +21,7 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   const started = performance.now();
   const prepared = prepareStep(run);
   const tools = withOutputTool(run, isPromise(prepared) ? await prepared : prepared);
-  if (run.listening) {
+  if (run.listening()) {
     const { shownNames, callableNames } = tools;
     const provider = tools.steering?.provider ?? run.options.provider;
     run.emit({

@@ -49,7 +49,7 @@ export async function runTool<Deps>(
   const call = open.call!;
   const started = performance.now();
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
-  const signal = timeout ? AbortSignal.any([run.signal, timeout.signal]) : undefined;
+  const signal = timeout ? AbortSignal.any([run.abort.signal, timeout.signal]) : undefined;
   const ctx = toolContext(run, tool, call, step, signal);
   const paused = linkParentCall(run, ctx, step, open.continues);
   let timer: ReturnType<typeof setTimeout> | undefined;

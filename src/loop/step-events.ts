@@ -10,7 +10,7 @@ export function resultEvents<Deps>(
   step: number,
   calls: readonly OpenCall<Deps>[],
 ): void {
-  if (!run.listening) return;
+  if (!run.listening()) return;
   for (const open of calls)
     if (open.record.result) run.emit(resultEvent(run, step, open.record, 0));
 }

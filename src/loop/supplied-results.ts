@@ -37,7 +37,7 @@ export async function settleSupplied<Deps>(
     const guarded = isPromise(judged) ? await judged : judged;
     supplied(open, guarded.ok, guarded.output, guarded.content);
     failure ??= guarded.failure;
-    if (run.listening) {
+    if (run.listening()) {
       if (guarded.outcome) run.emit(postDecisionEvent(run, step.index, open, guarded.outcome));
       run.emit(resultEvent(run, step.index, open.record, 0));
     }

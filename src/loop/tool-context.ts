@@ -20,7 +20,7 @@ export function toolContext<Deps>(
     maxRetries: tool.maxRetries,
     step,
     // A data property, not a getter: an object literal with a getter costs about 0.4 µs to make.
-    signal: signal ?? run.signal,
+    signal: signal ?? run.abort.signal,
     rawArgs: call.rawArgs,
   };
 }
