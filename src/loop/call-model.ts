@@ -38,7 +38,8 @@ export function callModel<Deps>(
   const given = steering?.instructions ?? run.instructions;
   const instructions = output?.mode === "prompted" ? promptedInstructions(given, output) : given;
   const messages = steering?.messages ?? run.messages;
-  const request: ModelRequest = { messages: messages.slice(), tools: tools.specs.slice() };
+  // `[...specs]`, not slice(): the specs are frozen, and slice() of a frozen array is slow.
+  const request: ModelRequest = { messages: messages.slice(), tools: [...tools.specs] };
   if (instructions !== undefined) request.system = instructions;
   if (output?.mode === "native") {
     const { name, description, jsonSchema: schema } = output;

@@ -24,7 +24,7 @@ export function endsRun<Deps>(
     const ends = callPolicy(
       "endsRun",
       call.name,
-      () => ask.call(policy, { call, output: raw, tools: tools.slice() }),
+      () => ask.call(policy, { call, output: raw, tools: [...tools] }),
       readBoolean,
     );
     if (ends === true) return call;

@@ -92,7 +92,7 @@ function everyTool<Deps>(run: RunContext<Deps>): ToolsOfStep<Deps> {
     every = Object.freeze({
       shown: all,
       shownNames: names,
-      specs: Object.freeze(specs.slice()),
+      specs: Object.freeze([...specs]),
       find: (name: string) => tools.find(name),
       callableNames: names,
       callableTools: all,

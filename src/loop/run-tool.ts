@@ -119,7 +119,7 @@ function invoke<Deps>(
       call: call!,
       args: parsed,
       tool: tool!,
-      tools: tools.slice(),
+      tools: [...tools],
       stepIndex,
       signal: ctx.signal,
       ctx,

@@ -81,13 +81,14 @@ export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_
   return {
     runId: state.runId,
     maxSteps: state.maxSteps,
-    messages: state.messages.slice(),
+    // Spread, not slice(): a checked state is frozen, and slice() of a frozen array is slow.
+    messages: [...state.messages],
     steps: state.steps.slice(0, -1),
     usage: state.usage,
     retries: new Map(Object.entries(state.retries)),
     unavailableCalls: new Map(Object.entries(state.unavailableCalls)),
-    executed: state.executed.slice(),
-    denied: state.denied.slice(),
+    executed: [...state.executed],
+    denied: [...state.denied],
     remembered: state.remembered?.map((d) => ({ ...d })) ?? [],
     ...(state.parent ? { parent: state.parent } : {}),
     limits: mergeLimits(loopLimits, state.limits),

@@ -30,7 +30,8 @@ export type FakeAnswer = (
  * resumed one included) and the same every time the run is played.
  */
 export function fakeProvider(
-  options: FakeProviderOptions & { name: string; model: string },
+  options: FakeProviderOptions,
+  named: { name: string; model: string },
   answer: FakeAnswer,
 ): Provider & { readonly requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
@@ -58,8 +59,8 @@ export function fakeProvider(
     }
   };
   const provider: Provider & { requests: ModelRequest[]; supportsNativeOutput?: boolean } = {
-    name: options.name,
-    model: options.model,
+    name: options.name ?? named.name,
+    model: options.model ?? named.model,
     requests,
     generate: (request, given) => respond(request, given),
   };

@@ -40,8 +40,7 @@ export function functionProvider(
 ): FunctionProvider {
   checkFakeOptions("functionProvider", options);
   if (typeof respond !== "function") throw new TypeError("functionProvider: give a function");
-  return fakeProvider(
-    { ...options, name: options.name ?? "function", model: options.model ?? "function" },
-    async (request, call) => respond(request, call),
+  return fakeProvider(options, { name: "function", model: "function" }, async (request, call) =>
+    respond(request, call),
   );
 }

@@ -33,10 +33,11 @@ export function scriptedProvider(
 ): ScriptedProvider {
   if (!Array.isArray(turns)) throw new TypeError("scriptedProvider: give an array of turns");
   checkFakeOptions("scriptedProvider", options);
-  const script = turns.slice();
+  const script = [...turns];
   let used = 0;
   const provider = fakeProvider(
-    { ...options, name: options.name ?? "scripted", model: options.model ?? "scripted" },
+    options,
+    { name: "scripted", model: "scripted" },
     (request, { step, runId, call }) => {
       if (used >= script.length) {
         const run = runId === undefined ? "" : ` of run ${runId}`;
