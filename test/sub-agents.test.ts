@@ -1025,3 +1025,36 @@ describe("property: nested runs never run a tool without ALLOW", () => {
     expect(nestedPending, "pending calls of sub-runs").toBeGreaterThan(50);
   }, 60_000);
 });
+
+describe("a tool that wraps a sub-agent", () => {
+  it("passes a copy of its context ({ ...ctx }) and the sub-run still reports to the parent", async () => {
+    const child = new AgentLoop({
+      provider: functionProvider(() => ({ text: "child says hi", usage: USAGE })),
+    });
+    const childTool = child.asTool({ name: "child", description: "A child agent" });
+    const wrapper = tool({
+      name: "wrapper",
+      input: z.object({ prompt: z.string() }),
+      execute: (args, ctx) => childTool.execute(args, { ...ctx }),
+    });
+    const events: LoopEvent[] = [];
+    const parent = new AgentLoop({
+      provider: functionProvider((request) =>
+        lastResults(request)
+          ? { text: "done", usage: USAGE }
+          : { toolCalls: [{ name: "wrapper", args: { prompt: "hi" } }], usage: USAGE },
+      ),
+      tools: [wrapper],
+      onEvent: (event) => events.push(event),
+    });
+    const result = await parent.run("go");
+    expect(result.status).toBe("completed");
+    const forwarded = events.filter((event) => event.type === "sub-run");
+    expect(forwarded.length).toBeGreaterThan(0);
+    expect(
+      forwarded.every((event) => event.toolCallId === result.steps[0]!.calls[0]!.toolCallId),
+    ).toBe(true);
+    // The child's model usage adds up into the parent's: 3 model calls in all.
+    expect(result.usage.totalTokens).toBe(3 * USAGE.totalTokens);
+  });
+});

@@ -51,7 +51,7 @@ export async function runTool<Deps>(
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
   const signal = timeout ? AbortSignal.any([run.abort.signal, timeout.signal]) : undefined;
   const ctx = toolContext(run, tool, call, step, signal);
-  const paused = linkParentCall(run, ctx, step, open.continues);
+  const link = linkParentCall(run, ctx, step, open.continues);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     let running = invoke(run, open, tools, step, ctx);
@@ -70,7 +70,7 @@ export async function runTool<Deps>(
     // A tool's promise is awaited; any other value (a bare thenable too) is its output as it is.
     const raw = running instanceof Promise ? await running : running;
     const ms = performance.now() - started;
-    const waiting = paused();
+    const waiting = link.paused;
     if (waiting) return { kind: "paused", state: waiting, ms };
     const json = toJsonOutput(raw);
     if (json.ok) return { kind: "ok", output: json.output, content: json.content, raw, ms };
@@ -82,7 +82,7 @@ export async function runTool<Deps>(
       const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
       return { kind: "timeout", output, error: timeout!.signal.reason, ms };
     }
-    const waiting = paused();
+    const waiting = link.paused;
     if (waiting) return { kind: "paused", state: waiting, ms };
     if (error instanceof PolicyError) {
       return { kind: "policy", output: `not run: ${error.message}`, error, ms };
