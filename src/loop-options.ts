@@ -160,6 +160,11 @@ export interface ResolvedOptions<Deps> {
   stopWhen: readonly StopCondition<Deps>[];
   timeoutMs: number | undefined;
   modelTimeoutMs: number | undefined;
+  /**
+   * The tools of a step without `prepareStep`, made on the first step (see `prepareStep`), with
+   * the toolset they were made from: a copy of these options with other tools makes its own.
+   */
+  everyTool: { tools: Toolset<Deps>; offered: unknown } | undefined;
 }
 
 /** The keys `new AgentLoop()` knows; anything else is a typo, refused. */
@@ -289,6 +294,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     stopWhen: checkStopWhen<Deps>("AgentLoop", options.stopWhen) ?? [],
     timeoutMs: checkTimeout("AgentLoop", "timeoutMs", options.timeoutMs),
     modelTimeoutMs: checkTimeout("AgentLoop", "modelTimeoutMs", options.modelTimeoutMs),
+    everyTool: undefined,
   };
 }
 

@@ -80,25 +80,26 @@ function transcriptCopies<Deps>(run: RunContext<Deps>) {
   };
 }
 
-const everyToolByLoop = new WeakMap<object, ToolsOfStep<any>>();
-
-/** Every tool shown and callable: computed once per loop. */
+/**
+ * Every tool shown and callable: computed once per loop, kept in its options (a `WeakMap` entry
+ * per loop cost more than the lists, with a new loop per run).
+ */
 function everyTool<Deps>(run: RunContext<Deps>): ToolsOfStep<Deps> {
-  const { tools, specs } = run.options;
-  let every = everyToolByLoop.get(run.options);
-  if (!every) {
-    const all = Object.freeze([...tools]);
-    const names = Object.freeze(tools.names());
-    every = Object.freeze({
-      shown: all,
-      shownNames: names,
-      specs: Object.freeze([...specs]),
-      find: (name: string) => tools.find(name),
-      callableNames: names,
-      callableTools: all,
-    });
-    everyToolByLoop.set(run.options, every);
-  }
+  const { options } = run;
+  const { tools, specs } = options;
+  const cached = options.everyTool;
+  if (cached?.tools === tools) return cached.offered as ToolsOfStep<Deps>;
+  const all = Object.freeze([...tools]);
+  const names = Object.freeze(tools.names());
+  const every: ToolsOfStep<Deps> = Object.freeze({
+    shown: all,
+    shownNames: names,
+    specs: Object.freeze([...specs]),
+    find: (name: string) => tools.find(name),
+    callableNames: names,
+    callableTools: all,
+  });
+  options.everyTool = { tools, offered: every };
   return every;
 }
 
