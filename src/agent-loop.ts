@@ -20,7 +20,7 @@ import type { OutputOption } from "./output/output-option.js";
 import { resolveOutput } from "./output/output-option.js";
 import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
-import { recentIds } from "./state/recent-ids.js";
+import { type RecentIds, recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
 import { planResume, subRunStateIds } from "./state/resume-plan.js";
 import { keepLease } from "./state/run-lease.js";
@@ -163,8 +163,11 @@ const defaultListenerError: ListenerErrorHandler = (error, event) => {
 export class AgentLoop<Deps = unknown, Output = unknown> {
   readonly #options: ResolvedOptions<Deps>;
   readonly #bus: EventBus;
-  /** States this loop resumed, when it has no store (bounded: the latest 10,000). */
-  readonly #resumed = recentIds(REMEMBERED_RESUMES);
+  /**
+   * States this loop resumed, when it has no store (bounded: the latest 10,000); made on the
+   * first resume, as most loops never resume.
+   */
+  #resumed: RecentIds | undefined;
 
   constructor(options: AgentLoopOptions<Deps> & { output?: OutputOption<Output> | undefined }) {
     this.#options = resolveOptions(options);
@@ -375,6 +378,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       if (!(await store.claim(stateId))) throw already();
       return;
     }
+    this.#resumed ??= recentIds(REMEMBERED_RESUMES);
     if (!this.#resumed.add(stateId)) throw already();
   }
 
