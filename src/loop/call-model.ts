@@ -7,7 +7,13 @@ import { ResponseAssembler } from "../model/response-assembler.js";
 import { mergeSettings } from "../model/settings.js";
 import { promptedInstructions } from "../output/final-answer.js";
 import { outputDeltas } from "../output/output-deltas.js";
-import type { ModelRequest, ModelResponse, ModelStreamPart, Provider } from "../provider.js";
+import type {
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  Provider,
+  ProviderCallOptions,
+} from "../provider.js";
 import { raceSignal } from "../util/race-signal.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
@@ -47,7 +53,7 @@ export function callModel<Deps>(
   }
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
   if (settings !== undefined) request.settings = settings;
-  return modelResponse(run, provider, request, step).then((response) => {
+  const taken = (response: ModelResponse): ModelResponse => {
     run.usage = addUsage(run.usage, response.usage);
     if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
     if (run.listening()) {
@@ -55,7 +61,8 @@ export function callModel<Deps>(
       run.emit({ type: "model-response", runId: run.runId, step, finishReason, usage, response });
     }
     return response;
-  });
+  };
+  return modelResponse(run, provider, request, step, taken);
 }
 
 /**
@@ -67,11 +74,12 @@ function modelResponse<Deps>(
   provider: Provider,
   request: ModelRequest,
   step: number,
+  taken: (response: ModelResponse) => ModelResponse,
 ): Promise<ModelResponse> {
   const ms = run.modelTimeoutMs;
   // No timeout: the response as it is (an async wrapper here would cost promises every step).
-  if (ms === undefined) return response(run, provider, request, step, run.abort.signal);
-  return timedResponse(run, provider, request, step, ms);
+  if (ms === undefined) return response(run, provider, request, step, run.abort.signal, taken);
+  return timedResponse(run, provider, request, step, ms).then(taken);
 }
 
 /** The response within `ms`, else a `ModelTimeoutError`. */
@@ -96,12 +104,17 @@ async function timedResponse<Deps>(
   }
 }
 
-async function response<Deps>(
+/**
+ * The provider's response, checked and assembled, then handed to `taken`. Not an async
+ * function: a whole (not streamed) answer costs one promise of the loop's, not three.
+ */
+function response<Deps>(
   run: RunContext<Deps>,
   provider: Provider,
   request: ModelRequest,
   step: number,
   signal: AbortSignal,
+  taken: (response: ModelResponse) => ModelResponse = (response) => response,
 ): Promise<ModelResponse> {
   const options = { signal, runId: run.runId, step };
   const assembler = new ResponseAssembler(provider.name);
@@ -113,16 +126,48 @@ async function response<Deps>(
     if (output !== undefined) run.emit({ type: "output-delta", runId: run.runId, step, output });
   };
   if (!provider.stream) {
-    const response = await provider.generate(request, options);
-    signal.throwIfAborted();
-    for (const given of responseToParts(provider.name, response)) {
-      const part = checkStreamPart(provider.name, given);
-      assembler.add(part);
-      emitDeltas(part);
+    let answer: Promise<ModelResponse>;
+    try {
+      answer = provider.generate(request, options);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return assembler.close();
+    return Promise.resolve(answer).then((response) => {
+      signal.throwIfAborted();
+      for (const given of responseToParts(provider.name, response)) {
+        const part = checkStreamPart(provider.name, given);
+        assembler.add(part);
+        emitDeltas(part);
+      }
+      return taken(assembler.close());
+    });
   }
-  const parts = provider.stream(request, options)[Symbol.asyncIterator]();
+  return streamed(
+    run,
+    provider,
+    request,
+    step,
+    signal,
+    options,
+    assembler,
+    outputOf,
+    emitDeltas,
+  ).then(taken);
+}
+
+/** A streamed response: each part checked, assembled and handed out as its delta event. */
+async function streamed<Deps>(
+  run: RunContext<Deps>,
+  provider: Provider,
+  request: ModelRequest,
+  step: number,
+  signal: AbortSignal,
+  options: ProviderCallOptions,
+  assembler: ResponseAssembler,
+  outputOf: ((part: ModelStreamPart) => unknown) | undefined,
+  emitDeltas: (part: ModelStreamPart) => void,
+): Promise<ModelResponse> {
+  const parts = provider.stream!(request, options)[Symbol.asyncIterator]();
   let finished = false;
   try {
     for (;;) {

@@ -2,7 +2,7 @@ import { messageOf, PolicyError, RetryError } from "../errors.js";
 import type { ToolContentPart } from "../messages.js";
 import type { RunState } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
-import { isToolError } from "../tools/tool-errors.js";
+import { isToolError, unnoted } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import { andThen } from "../util/maybe-promise.js";
 import { threw } from "../util/policy-call.js";
@@ -108,7 +108,7 @@ function invoke<Deps>(
 ): unknown {
   const { policy } = run.options;
   const { executeTool } = policy;
-  if (!executeTool) return tool!.execute(parsed, ctx);
+  if (!executeTool) return unnoted(tool!.execute).call(tool, parsed, ctx);
   const blame = (error: unknown): never => {
     throw error instanceof RetryError || isToolError(error, ctx)
       ? error

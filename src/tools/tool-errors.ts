@@ -12,7 +12,7 @@ const thrownInCall = new WeakMap<object, unknown>();
 export function noteToolErrors<A extends unknown[], R>(
   execute: (...args: A) => R,
 ): (...args: A) => R {
-  return function execute_(this: unknown, ...args: A): R {
+  const noting = function execute_(this: unknown, ...args: A): R {
     const ctx = args[1];
     const note = (error: unknown) => {
       if ((typeof error === "object" && error !== null) || typeof error === "function") {
@@ -32,6 +32,20 @@ export function noteToolErrors<A extends unknown[], R>(
     if (isPromise(result)) result.then(undefined, note);
     return result;
   };
+  unwrapped.set(noting, execute);
+  return noting;
+}
+
+/** Each noting wrapper's own `execute`. */
+const unwrapped = new WeakMap<object, (...args: never[]) => unknown>();
+
+/**
+ * A tool's `execute` without the noting wrapper: for the loop when no policy's `executeTool`
+ * stands between it and the tool, so that nothing needs telling apart (the wrapper costs a
+ * promise per call).
+ */
+export function unnoted<F extends (...args: never[]) => unknown>(execute: F): F {
+  return (unwrapped.get(execute) as F | undefined) ?? execute;
 }
 
 /**
