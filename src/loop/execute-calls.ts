@@ -22,20 +22,37 @@ import { errorEvent, resultEvent } from "./step-events.js";
  * recorded; a post-call stop likewise lets the running calls settle and starts no more, and
  * the step's calls still without a result get "not run" (see `closeStoppedStep`).
  */
-export async function executeCalls<Deps>(
+export function executeCalls<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   calls: readonly OpenCall<Deps>[],
 ): Promise<Succeeded<Deps>[]> {
   const execution = new StepExecution(run, step);
-  for (const batch of batches(calls)) {
-    if (execution.halted) break;
-    if (batch.length === 1) await execution.startOne(batch[0]!);
-    else await execution.runBatch(batch);
-    run.abort.throwIfAborted();
+  const groups = batches(calls);
+  // Batch after batch, each followed with one then() (an async function costs two promises);
+  // the last then() returns the calls that succeeded as they are, not a promise of them.
+  const from = (index: number): Succeeded<Deps>[] | Promise<Succeeded<Deps>[]> => {
+    if (index === groups.length || execution.halted) {
+      const { written } = execution;
+      return written ? written.then(() => execution.finish()) : execution.finish();
+    }
+    const batch = groups[index]!;
+    const running = batch.length === 1 ? execution.startOne(batch[0]!) : execution.runBatch(batch);
+    return running.then(() => {
+      run.abort.throwIfAborted();
+      return from(index + 1);
+    });
+  };
+  return settledWith(() => from(0));
+}
+
+/** What `make` returns, as a promise; what it throws, as a rejection. */
+function settledWith<T>(make: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(make());
+  } catch (error) {
+    return Promise.reject(error);
   }
-  if (execution.written) await execution.written;
-  return execution.finish();
 }
 
 /** A call whose tool succeeded, with the value as the tool returned it (for `endsRun`). */

@@ -39,7 +39,7 @@ const TIMED_OUT = Symbol("timed out");
  * tool's timeout; never rejects for the tool's failure: the failure is the `ToolRun`. A
  * sub-agent tool whose run paused for approval gives `"paused"`, with the sub-run's state.
  */
-export async function runTool<Deps>(
+export function runTool<Deps>(
   run: RunContext<Deps>,
   open: OpenCall<Deps>,
   step: number,
@@ -53,22 +53,8 @@ export async function runTool<Deps>(
   const ctx = toolContext(run, tool, call, step, signal);
   const link = linkParentCall(run, ctx, step, open.continues);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    let running = invoke(run, open, tools, step, ctx);
-    if (timeout) {
-      running = Promise.race([
-        running,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            // Settle as timed out first: a tool that answers its signal at once must not win.
-            reject(TIMED_OUT);
-            timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
-          }, tool.timeoutMs);
-        }),
-      ]);
-    }
-    // A tool's promise is awaited; any other value (a bare thenable too) is its output as it is.
-    const raw = running instanceof Promise ? await running : running;
+  const ended = (raw: unknown): ToolRun => {
+    clearTimeout(timer);
     const ms = performance.now() - started;
     const waiting = link.paused;
     if (waiting) return { kind: "paused", state: waiting, ms };
@@ -76,7 +62,9 @@ export async function runTool<Deps>(
     if (json.ok) return { kind: "ok", output: json.output, content: json.content, raw, ms };
     const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
     return { kind: "unfit", output, error: undefined, ms };
-  } catch (error) {
+  };
+  const failed = (error: unknown): ToolRun => {
+    clearTimeout(timer);
     const ms = performance.now() - started;
     if (error === TIMED_OUT) {
       const output = `tool ${call.name} timed out after ${tool.timeoutMs} ms`;
@@ -89,9 +77,30 @@ export async function runTool<Deps>(
     }
     const kind = error instanceof RetryError ? "retry" : "error";
     return { kind, output: messageOf(error), error, ms };
-  } finally {
-    clearTimeout(timer);
+  };
+  // Not an async function: a tool's promise is followed with one then(), not an await and
+  // an async function's own promise.
+  let running: unknown;
+  try {
+    running = invoke(run, open, tools, step, ctx);
+  } catch (error) {
+    return Promise.resolve(failed(error));
   }
+  if (timeout) {
+    running = Promise.race([
+      running,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          // Settle as timed out first: a tool that answers its signal at once must not win.
+          reject(TIMED_OUT);
+          timeout.abort(new Error(`tool ${call.name} timed out after ${tool.timeoutMs} ms`));
+        }, tool.timeoutMs);
+      }),
+    ]);
+  }
+  // A tool's promise is followed; any other value (a bare thenable too) is its output as it is.
+  if (running instanceof Promise) return running.then(ended, failed);
+  return Promise.resolve(ended(running));
 }
 
 /**
