@@ -61,7 +61,7 @@ class Scripted implements ScriptedProvider {
   readonly model: string;
   readonly requests: ModelRequest[];
   readonly generate: Provider["generate"];
-  declare readonly stream?: Provider["stream"];
+  declare readonly stream?: NonNullable<Provider["stream"]>;
   declare readonly supportsNativeOutput?: boolean;
   readonly #script: readonly ScriptedTurn[];
   readonly #used: () => number;
