@@ -271,3 +271,58 @@ describe("the fakes check their options", () => {
     );
   });
 });
+
+describe("the fakes check their replies", () => {
+  const run = (provider: ReturnType<typeof functionProvider>) =>
+    new AgentLoop({ provider, tools: [] }).run("go");
+
+  it("a scripted turn with a misspelt key is a TypeError when the script is made, not an empty answer", () => {
+    expect(() => scriptedProvider([{ text: "ok" }, { txt: "typo" } as never])).toThrow(
+      /scriptedProvider: turn #2: unknown option `txt`; did you mean `text`\?/,
+    );
+    expect(() =>
+      scriptedProvider([{ toolCalls: [{ name: "t", arguments: { a: 1 } }] } as never]),
+    ).toThrow(/turn #1: toolCalls\[0\]: unknown option `arguments`; did you mean `args`\?/);
+    expect(() => scriptedProvider([{ toolCalls: [{ args: {} }] } as never])).toThrow(
+      /toolCalls\[0\]: `name` must be the tool's name, got undefined/,
+    );
+    expect(() => scriptedProvider([{ text: 42 } as never])).toThrow(/`text` must be a string/);
+    expect(() => scriptedProvider([{ toolCalls: { name: "t" } } as never])).toThrow(
+      /`toolCalls` must be an array, got an object/,
+    );
+  });
+
+  it("a turn that is not an object, or an error turn with more, is a TypeError that says what a turn is", () => {
+    expect(() => scriptedProvider(["hello" as never])).toThrow(
+      /turn #1: expected a reply \{ text\?, reasoning\?, toolCalls\?, finishReason\?, usage\? \} or a ModelResponse .*got a string/,
+    );
+    expect(() => scriptedProvider([null as never])).toThrow(/turn #1: .*got null/);
+    expect(() => scriptedProvider([{ error: new Error("x"), text: "y" } as never])).toThrow(
+      /turn #1: an error turn is \{ error \} alone; it also has `text`/,
+    );
+  });
+
+  it("a function's answer is checked when it answers: a forgotten return or a typo fails the run", async () => {
+    await expect(run(functionProvider((() => undefined) as never))).rejects.toThrow(
+      /functionProvider: the answer for step 0: expected a reply .*got undefined/,
+    );
+    await expect(run(functionProvider(() => ({ txt: "x" }) as never))).rejects.toThrow(
+      /functionProvider: the answer for step 0: unknown option `txt`; did you mean `text`\?/,
+    );
+    const scripted = scriptedProvider([() => ({ tool_calls: [] }) as never]);
+    await expect(run(scripted)).rejects.toThrow(
+      /scriptedProvider: the answer for step 0: unknown option `tool_calls`; did you mean `toolCalls`\?/,
+    );
+  });
+
+  it("a whole ModelResponse passes to the loop, which checks it as any provider's answer", async () => {
+    const good = functionProvider(() => ({
+      parts: [{ type: "text", text: "hi" }],
+      finishReason: "stop",
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    }));
+    expect((await run(good)).text).toBe("hi");
+    const bad = functionProvider(() => ({ parts: "hi" }) as never);
+    await expect(run(bad)).rejects.toThrow(/a ModelResponse is \{ parts: \[\.\.\.\]/);
+  });
+});

@@ -14,6 +14,7 @@ export interface FunctionProviderInfo {
   runId: string | undefined;
   /** How many times this provider was called before, over every run (0 for the first call). */
   call: number;
+  /** The call's signal (`ProviderCallOptions.signal`), aborted with the run. */
   signal: AbortSignal | undefined;
 }
 
@@ -40,7 +41,6 @@ export function functionProvider(
 ): FunctionProvider {
   checkFakeOptions("functionProvider", options);
   if (typeof respond !== "function") throw new TypeError("functionProvider: give a function");
-  return fakeProvider(options, { name: "function", model: "function" }, async (request, call) =>
-    respond(request, call),
-  );
+  // What `respond` throws at once is a rejection all the same (the shell catches it).
+  return fakeProvider(options, { name: "function", model: "function" }, respond);
 }

@@ -2,6 +2,7 @@ import type { ModelRequest, ModelResponse, Provider } from "tollgate";
 import { TollgateError } from "tollgate";
 import { checkFakeOptions, fakeProvider } from "./fake-provider.js";
 import type { FakeProviderOptions, ScriptedTurn, TurnReply } from "./turn.js";
+import { checkReply } from "./turn.js";
 
 /** A fake model that answers from a script, records every request, and fails loudly off-script. */
 export interface ScriptedProvider extends Provider {
@@ -34,6 +35,7 @@ export function scriptedProvider(
   if (!Array.isArray(turns)) throw new TypeError("scriptedProvider: give an array of turns");
   checkFakeOptions("scriptedProvider", options);
   const script = [...turns];
+  script.forEach(checkTurn);
   let used = 0;
   const provider = fakeProvider(
     options,
@@ -94,6 +96,25 @@ class Scripted implements ScriptedProvider {
       );
     }
   }
+}
+
+/**
+ * Checks a turn of the script when the provider is made, so a typo (`{ txt: "hi" }`) fails the
+ * test at its script, not as an empty answer. A function's answer is checked when it answers.
+ */
+function checkTurn(turn: ScriptedTurn, index: number): void {
+  if (typeof turn === "function") return;
+  const where = `scriptedProvider: turn #${index + 1}`;
+  if (turn !== null && typeof turn === "object" && "error" in turn) {
+    const extra = Object.keys(turn).filter((key) => key !== "error");
+    if (extra.length > 0) {
+      throw new TypeError(
+        `${where}: an error turn is { error } alone; it also has ${extra.map((key) => `\`${key}\``).join(", ")}`,
+      );
+    }
+    return;
+  }
+  checkReply(where, turn);
 }
 
 function reply(

@@ -6,6 +6,7 @@ import type {
   ModelStreamPart,
   Usage,
 } from "tollgate";
+import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
 
 /** A tool call in a script: `args` as an object (sent as JSON) or a string (sent verbatim). */
 export interface ScriptedToolCall {
@@ -47,29 +48,89 @@ export interface FakeProviderOptions {
   supportsNativeOutput?: boolean | undefined;
 }
 
-/** Turns a reply (or a whole response) into a response; ids are `call_<step>_<n>` when not given. */
-export function toResponse(reply: TurnReply | ModelResponse, step: number): ModelResponse {
-  if ("parts" in reply && Array.isArray(reply.parts)) return reply;
-  const { text, reasoning, toolCalls = [], usage } = reply as TurnReply;
+/** Every key of a reply; a `Record` over the keys so a new one cannot be left out. */
+const REPLY_KEYS: Record<keyof TurnReply, true> = {
+  text: true,
+  reasoning: true,
+  toolCalls: true,
+  finishReason: true,
+  usage: true,
+};
+const TOOL_CALL_KEYS: Record<keyof ScriptedToolCall, true> = { name: true, args: true, id: true };
+
+/**
+ * Checks a reply a fake is to answer with (a script's turn, or what a function gave): an object
+ * with known keys only (`txt` is a `TypeError` with a did-you-mean, not an empty answer), text
+ * as strings, each tool call named. A whole `ModelResponse` (it has `parts`) is the loop's to
+ * check, as any provider's answer is.
+ */
+export function checkReply(
+  where: string,
+  reply: unknown,
+): asserts reply is TurnReply | ModelResponse {
+  if (!isPlainObject(reply)) {
+    throw new TypeError(
+      `${where}: expected a reply { text?, reasoning?, toolCalls?, finishReason?, usage? } or a ModelResponse { parts, finishReason, usage }, got ${kindOf(reply)}`,
+    );
+  }
+  if ("parts" in reply) return;
+  checkKeys(where, reply, Object.keys(REPLY_KEYS), { content: "text", tool_calls: "toolCalls" });
+  for (const key of ["text", "reasoning"] as const) {
+    if (reply[key] !== undefined && typeof reply[key] !== "string") {
+      throw new TypeError(`${where}: \`${key}\` must be a string, got ${kindOf(reply[key])}`);
+    }
+  }
+  const { toolCalls } = reply;
+  if (toolCalls === undefined) return;
+  if (!Array.isArray(toolCalls)) {
+    throw new TypeError(`${where}: \`toolCalls\` must be an array, got ${kindOf(toolCalls)}`);
+  }
+  for (let index = 0; index < toolCalls.length; index++) {
+    const call: unknown = toolCalls[index];
+    const at = `${where}: toolCalls[${index}]`;
+    checkKeys(at, call, Object.keys(TOOL_CALL_KEYS), { arguments: "args", input: "args" });
+    const { name, id } = call as Record<string, unknown>;
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(`${at}: \`name\` must be the tool's name, got ${kindOf(name)}`);
+    }
+    if (id !== undefined && typeof id !== "string") {
+      throw new TypeError(`${at}: \`id\` must be a string, got ${kindOf(id)}`);
+    }
+  }
+}
+
+/**
+ * Turns a reply (or a whole response) into a response, after `checkReply`; ids are
+ * `call_<step>_<n>` when not given.
+ */
+export function toResponse(where: string, reply: unknown, step: number): ModelResponse {
+  checkReply(where, reply);
+  if ("parts" in reply) return reply as ModelResponse;
+  const { text, reasoning, toolCalls = [], usage } = reply;
   const parts: AssistantPart[] = [];
   if (reasoning !== undefined) parts.push({ type: "reasoning", text: reasoning });
   if (text !== undefined) parts.push({ type: "text", text });
-  toolCalls.forEach((call, index) => {
+  for (let index = 0; index < toolCalls.length; index++) {
+    const call = toolCalls[index]!;
     parts.push({
       type: "tool-call",
       id: call.id ?? `call_${step}_${index}`,
       name: call.name,
       args: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}),
     });
-  });
-  const total: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, ...usage };
-  if (usage?.totalTokens === undefined) total.totalTokens = total.inputTokens + total.outputTokens;
+  }
   return {
     parts,
-    finishReason:
-      (reply as TurnReply).finishReason ?? (toolCalls.length > 0 ? "tool-calls" : "stop"),
-    usage: total,
+    finishReason: reply.finishReason ?? (toolCalls.length > 0 ? "tool-calls" : "stop"),
+    usage: usage === undefined ? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } : sum(usage),
   };
+}
+
+/** Usage with the counts not given as 0; `totalTokens`, when not given, is input + output. */
+function sum(usage: Partial<Usage>): Usage {
+  const total: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, ...usage };
+  if (usage.totalTokens === undefined) total.totalTokens = total.inputTokens + total.outputTokens;
+  return total;
 }
 
 /** The response as a stream: text and reasoning in chunks, each call's args in fragments by index. */
