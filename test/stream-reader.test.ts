@@ -3,7 +3,7 @@
  * for each other, `return()` and `throw()` at every point of a run, a second reading, and no
  * rejection left unhandled.
  */
-import { AgentLoop, HookError, type LoopEvent, tool } from "tollgate";
+import { AgentLoop, HookError, type LoopEvent, memoryRunStore, tool } from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -111,6 +111,41 @@ describe("loop.stream() read by hand", () => {
     expect(await waiting).toEqual({ value: undefined, done: true });
     expect(await events.next()).toEqual({ value: undefined, done: true });
     await nextTurn();
+    expect(unhandled).toEqual([]);
+  });
+
+  it("a reader that stops at run-finish leaves the finished run alone: no run-error, no signal aborted", async () => {
+    for (const store of [undefined, memoryRunStore()]) {
+      const heard: string[] = [];
+      const signals: AbortSignal[] = [];
+      const keep = tool({
+        name: "keep",
+        input: z.object({}),
+        execute: (_args, ctx) => {
+          signals.push(ctx.signal);
+          return "kept";
+        },
+      });
+      const loop = new AgentLoop({
+        provider: scriptedProvider([{ toolCalls: [{ name: "keep" }] }, { text: "done" }]),
+        tools: [keep],
+        onEvent: (event) => heard.push(event.type),
+        ...(store ? { store } : {}),
+      });
+      let finish: LoopEvent | undefined;
+      for await (const event of loop.stream("go")) {
+        if (event.type === "run-finish") {
+          finish = event;
+          break;
+        }
+      }
+      await nextTurn();
+      expect(finish).toMatchObject({ status: "completed" });
+      expect(heard.at(-1)).toBe("run-finish");
+      expect(heard).not.toContain("run-error");
+      expect(signals).toHaveLength(1);
+      expect(signals[0]?.aborted).toBe(false);
+    }
     expect(unhandled).toEqual([]);
   });
 

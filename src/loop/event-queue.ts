@@ -47,7 +47,8 @@ const asyncIteratorPrototype: object = Object.getPrototypeOf(
  *   calls made without awaiting each other get the events in the order they were called;
  * - the run's error rejects the `next()` after the events before it; then the stream is done;
  * - `return()` or `throw()` before the run has ended abandons the run (its signal aborts), and
- *   `next()` calls still waiting resolve as done.
+ *   `next()` calls still waiting resolve as done; once the run has emitted `run-finish` it is
+ *   left to settle (a reader that stops at `run-finish` has not abandoned a finished run).
  *
  * Every rejection of the run's result is handled here: none goes unhandled.
  */
@@ -68,6 +69,11 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
   #error: unknown;
   /** The reader is done with the stream: it hands out nothing more. */
   #closed = false;
+  /**
+   * The run has emitted `run-finish`: its work is done (what follows is settling, such as a
+   * store's lease), so a reader that stops now abandons nothing.
+   */
+  #finished = false;
 
   constructor(begin: BeginRun) {
     this.#begin = begin;
@@ -111,7 +117,7 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
     return waiting;
   }
 
-  /** Stops reading: a run not ended yet is abandoned (its signal aborts). */
+  /** Stops reading: a run not finished yet is abandoned (its signal aborts). */
   async return(value?: void | PromiseLike<void>): Promise<IteratorReturnResult<void>> {
     this.#close();
     return { value: await value, done: true };
@@ -152,6 +158,7 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
   }
 
   #push(event: LoopEvent): void {
+    if (event.type === "run-finish") this.#finished = true;
     if (this.#closed) return;
     const resolve = this.#resolve;
     if (resolve === undefined) {
@@ -185,7 +192,7 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
     this.#error = undefined;
     const readers: Reader[] = [];
     for (let reader = this.#takeReader(); reader; reader = this.#takeReader()) readers.push(reader);
-    if (this.#run !== undefined && !this.#ended) this.#run.abandon();
+    if (this.#run !== undefined && !this.#ended && !this.#finished) this.#run.abandon();
     for (const reader of readers) reader.resolve({ value: undefined, done: true });
   }
 }
