@@ -3,7 +3,7 @@ import { agentTool } from "./agent-tool.js";
 import { storedMessage } from "./content-parts.js";
 import { ResumeError, RunTimeoutError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
-import { EventBus } from "./events.js";
+import { checkEventType, EventBus } from "./events.js";
 import { EventStream } from "./loop/event-queue.js";
 import { transcriptOnFailure } from "./loop/finish-step.js";
 import { freezeEvent } from "./loop/freeze-event.js";
@@ -12,7 +12,7 @@ import type { RunContext } from "./loop/run-context.js";
 import { runLoop } from "./loop/run-loop.js";
 import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
-import { checkTimeout, resolveOptions, wholeNumber } from "./loop-options.js";
+import { checkSignal, checkTimeout, resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
 import { checkSettings, mergeSettings } from "./model/settings.js";
 import { storedAnswerProblem } from "./output/final-answer.js";
@@ -176,6 +176,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
 
   /** Listens to one event type of every run; returns the function that stops listening. */
   on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
+    checkEventType("on()", type);
     if (typeof listener !== "function") throw new TypeError("on(): give a listener function");
     return this.#bus.on(type, listener);
   }
@@ -265,6 +266,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   #fresh(input: string | Message[], options: RunOptions<Deps>): RunData {
     checkKeys("run() options", options, RUN_KEYS, RUN_ALIASES);
     checkModelOptions("run()", options);
+    checkSignal("run()", options.signal);
     const runId = options.runId ?? crypto.randomUUID();
     if (typeof runId !== "string" || runId === "") {
       throw new TypeError("run(): runId must be a non-empty string");
@@ -296,6 +298,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     }
     checkKeys("resume() options", options, RESUME_KEYS, RESUME_ALIASES);
     checkModelOptions("resume()", options);
+    checkSignal("resume()", options.signal);
     const { store } = this.#options;
     const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
     if (typeof given === "string" && given.trimStart().startsWith("{")) {

@@ -263,9 +263,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   optionalType("onListenerError", options.onListenerError, "function");
   optionalType("repairToolCall", options.repairToolCall, "function");
   optionalType("formatToolError", options.formatToolError, "function");
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new TypeError("AgentLoop: `signal` must be an AbortSignal");
-  }
+  checkSignal("AgentLoop", options.signal);
   return {
     provider,
     tools,
@@ -482,4 +480,11 @@ export function wholeNumber(
     );
   }
   return value as number;
+}
+
+/** Throws a `TypeError` unless `signal` is an AbortSignal or not given. */
+export function checkSignal(where: string, signal: unknown): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`${where}: \`signal\` must be an AbortSignal, got ${kindOf(signal)}`);
+  }
 }

@@ -135,6 +135,18 @@ describe("events", () => {
     expect(finishes).toEqual(["a"]);
   });
 
+  it("loop.on() refuses an event name no event has, with a did-you-mean, instead of never calling", () => {
+    const loop = new AgentLoop({ provider: scriptedProvider([]) });
+    expect(() => loop.on("tool-decison" as never, () => {})).toThrow(
+      /^on\(\): no event is named "tool-decison"; did you mean "tool-decision"\? the events are "run-start", /,
+    );
+    expect(() => loop.on(undefined as never, () => {})).toThrow(/on\(\): no event is named undefined/);
+    // Every event the loop emits can be listened to by name.
+    for (const type of ["run-start", "tool-post-decision", "output-delta", "run-error"] as const) {
+      loop.on(type, () => {})();
+    }
+  });
+
   it("stream() yields the same events as onEvent and ends with run-finish", async () => {
     const heard: LoopEvent[] = [];
     const loop = new AgentLoop({

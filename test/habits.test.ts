@@ -209,6 +209,8 @@ describe("per-run instructions and settings", () => {
     [{ system: "x" }, "run() options: unknown option `system`; did you mean `instructions`?"],
     [{ temperature: 0 }, "run() options: unknown option `temperature`; did you mean `settings`?"],
     [{ abortSignal: "x" }, "run() options: unknown option `abortSignal`; did you mean `signal`?"],
+    [{ signal: "x" }, "run(): `signal` must be an AbortSignal, got a string"],
+    [{ signal: { aborted: false } }, "run(): `signal` must be an AbortSignal, got an object"],
   ])("run() refuses %j", async (options, message) => {
     const loop = loopFor(scriptedProvider([{ text: "never" }]));
     await expect(loop.run("go", options as never)).rejects.toThrow(message);
@@ -219,6 +221,9 @@ describe("per-run instructions and settings", () => {
     const loop = loopFor(scriptedProvider([]), { trustState: true });
     await expect(loop.resume({} as never, {}, { instructions: ["x"] } as never)).rejects.toThrow(
       "resume(): `instructions` must be a string, got an array",
+    );
+    await expect(loop.resume({} as never, {}, { signal: "x" } as never)).rejects.toThrow(
+      "resume(): `signal` must be an AbortSignal, got a string",
     );
   });
 });
