@@ -140,7 +140,9 @@ describe("events", () => {
     expect(() => loop.on("tool-decison" as never, () => {})).toThrow(
       /^on\(\): no event is named "tool-decison"; did you mean "tool-decision"\? the events are "run-start", /,
     );
-    expect(() => loop.on(undefined as never, () => {})).toThrow(/on\(\): no event is named undefined/);
+    expect(() => loop.on(undefined as never, () => {})).toThrow(
+      /on\(\): no event is named undefined/,
+    );
     // Every event the loop emits can be listened to by name.
     for (const type of ["run-start", "tool-post-decision", "output-delta", "run-error"] as const) {
       loop.on(type, () => {})();
