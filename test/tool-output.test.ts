@@ -24,7 +24,12 @@ describe("toJsonOutput", () => {
   it("stores any value JSON can carry exactly as a JSON round trip would, strings as they are", () => {
     fc.assert(
       fc.property(
-        fc.anything({ withDate: true, withNullPrototype: true, withSparseArray: true }),
+        fc.anything({
+          withDate: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withBoxedValues: true,
+        }),
         (value) => {
           const expected = typeof value === "string" ? value : viaJson(value);
           expect(stored(value)).toStrictEqual(expected);
@@ -90,6 +95,45 @@ describe("toJsonOutput", () => {
     expect(problemOf([{ type: "image", image: png }])).toMatch(
       /^bytes \(Uint8Array\) at output\[0\]\.image /,
     );
+  });
+
+  it("refuses what JSON would write as {} while it holds something: generators, streams, private fields", () => {
+    function* numbers() {
+      yield 1;
+    }
+    async function* later() {
+      yield 1;
+    }
+    expect(problemOf(numbers())).toMatch(
+      /^an iterator at output \(a generator or a stream: return an array/,
+    );
+    expect(problemOf({ items: later() })).toMatch(/^an iterator at output\.items/);
+    expect(problemOf(new ReadableStream())).toMatch(/^an iterator at output/);
+    expect(problemOf([1, 2].values())).toMatch(/^an iterator at output/);
+    class Secret {
+      #value = 42;
+      get value() {
+        return this.#value;
+      }
+    }
+    expect(problemOf({ s: new Secret() })).toMatch(
+      /^a Secret with no field JSON can see at output\.s \(its data is private or inherited; give its class toJSON\(\) or return plain data\)/,
+    );
+    // A class instance with fields, or with toJSON, is stored as JSON writes it.
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+    }
+    expect(stored(new Point(1, 2))).toEqual({ x: 1, y: 2 });
+    class Shown extends Secret {
+      toJSON() {
+        return { value: this.value };
+      }
+    }
+    expect(stored(new Shown())).toEqual({ value: 42 });
+    expect(stored([new String("a"), new Number(2), new Boolean(false)])).toEqual(["a", 2, false]);
   });
 
   it("copies: later changes to the tool's object do not reach the stored output", () => {

@@ -339,6 +339,37 @@ describe("tool() rejects an input a model cannot satisfy", () => {
   });
 });
 
+describe("a tool's output", () => {
+  it("a generator function as execute is a TypeError at tool(): its output would be an iterator", () => {
+    for (const execute of [
+      function* () {
+        yield 1;
+      },
+      async function* () {
+        yield 1;
+      },
+    ]) {
+      expect(() => tool({ name: "t", input: z.object({}), execute: execute as never })).toThrow(
+        'tool "t": execute is a generator function (function*); a tool returns its output once',
+      );
+    }
+  });
+
+  it("an iterator a tool returns is its error result, never a silent {}", async () => {
+    const list = tool({ name: "list", input: z.object({}), execute: () => [1, 2].values() });
+    const loop = new AgentLoop({
+      provider: scriptedProvider([{ toolCalls: [{ name: "list" }] }, { text: "done" }]),
+      tools: [list],
+    });
+    const { messages } = await loop.run("go");
+    const result = messages.find((message) => message.role === "tool");
+    expect(result).toMatchObject({ results: [{ isError: true }] });
+    expect(JSON.stringify(result)).toMatch(
+      /returned a value JSON cannot carry: an iterator at output/,
+    );
+  });
+});
+
 describe("tool() rejects options it does not know", () => {
   it.each([
     ["inputSchema", "input"],

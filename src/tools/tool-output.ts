@@ -84,9 +84,13 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
   }
   const proto = Object.getPrototypeOf(object);
   if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) {
+    if (object instanceof String || object instanceof Number || object instanceof Boolean) {
+      return jsonCopy(object.valueOf(), path, ancestors, depth); // as JSON writes a boxed value
+    }
     for (const [type, name] of REFUSED) {
       if (object instanceof type) throw new NotJson(`${name} at ${path}`);
     }
+    refuseOpaque(object, path);
   }
   if (depth >= MAX_OUTPUT_DEPTH) {
     throw new NotJson(`nesting deeper than ${MAX_OUTPUT_DEPTH} levels at ${path}`);
@@ -98,6 +102,25 @@ function jsonCopy(value: unknown, path: string, ancestors: Set<object>, depth: n
     : objectCopy(object as Record<string, unknown>, path, ancestors, depth);
   ancestors.delete(object);
   return copy;
+}
+
+/**
+ * Refuses a class instance JSON would write as `{}` while it holds something: an iterator or a
+ * generator (a tool written as `function*`), a stream, an instance whose fields are private.
+ */
+function refuseOpaque(object: object, path: string): void {
+  if (Symbol.iterator in object || Symbol.asyncIterator in object) {
+    throw new NotJson(
+      `an iterator at ${path} (a generator or a stream: return an array of its items, e.g. [...items] or await Array.fromAsync(items))`,
+    );
+  }
+  if (Object.keys(object).length === 0) {
+    const name = (object.constructor as { name?: unknown } | undefined)?.name;
+    const shown = typeof name === "string" && name !== "" ? `a ${name}` : "an object";
+    throw new NotJson(
+      `${shown} with no field JSON can see at ${path} (its data is private or inherited; give its class toJSON() or return plain data)`,
+    );
+  }
 }
 
 function arrayCopy(

@@ -267,6 +267,13 @@ function externalOf(definition: ToolDefinition<any, StandardSchema>, name: strin
   if (execute !== undefined && typeof execute !== "function") {
     throw new TypeError(`tool "${name}": execute must be a function`);
   }
+  const kind = (execute as { constructor?: { name?: unknown } } | undefined)?.constructor?.name;
+  if (kind === "GeneratorFunction" || kind === "AsyncGeneratorFunction") {
+    // Its call returns a generator before its body runs; the output would be an iterator.
+    throw new TypeError(
+      `tool "${name}": execute is a generator function (function*); a tool returns its output once: collect the items and return them (an array, or a string)`,
+    );
+  }
   if (external === true && execute !== undefined) {
     throw new TypeError(
       `tool "${name}": external: true marks a tool that runs elsewhere, but it has an execute; remove one of them`,
