@@ -162,7 +162,7 @@ export function agentTool<Deps, ParentDeps, Schema extends StandardSchema>(
           `sub-agent ${name} paused for approval, but its call was not run by an AgentLoop with the context it was given, so the pause cannot reach a parent; its pending calls did not run`,
         );
       }
-      parent.pause(result.state);
+      parent.pause(result.state, built);
       return undefined;
     },
   });

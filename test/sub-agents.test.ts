@@ -1057,4 +1057,34 @@ describe("a tool that wraps a sub-agent", () => {
     // The child's model usage adds up into the parent's: 3 model calls in all.
     expect(result.usage.totalTokens).toBe(3 * USAGE.totalTokens);
   });
+
+  it("a sub-agent that pauses inside the wrapper fails the wrapper's call, saying why, instead of a pause no resume could continue", async () => {
+    const { loop: child, written } = writer();
+    const childTool = child.asTool({ name: "writer", description: "Writes files" });
+    let after = 0;
+    const wrapper = tool({
+      name: "wrapper",
+      input: z.object({ prompt: z.string() }),
+      execute: async (args, ctx) => {
+        const text = await childTool.execute(args, { ...ctx });
+        after++;
+        return text;
+      },
+    });
+    const errors: LoopEvent[] = [];
+    const loop = parent([wrapper], [{ id: "d1", name: "wrapper", args: { prompt: "a.md" } }], {
+      onEvent: (event) => {
+        if (event.type === "tool-error") errors.push(event);
+      },
+    });
+    const result = await loop.run("go");
+    // Not paused: a resume would have found a wrapper, not the sub-agent's tool, to continue.
+    expect(result.status).toBe("completed");
+    expect(result.text).toMatch(
+      /^wrapper=sub-agent writer paused for approval inside tool wrapper, which is not the sub-agent's own tool: .*its pending calls did not run$/,
+    );
+    expect(errors).toHaveLength(1);
+    expect(after).toBe(0);
+    expect(written).toEqual([]);
+  });
 });

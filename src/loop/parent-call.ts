@@ -1,3 +1,4 @@
+import { TollgateError } from "../errors.js";
 import type { LoopEvent } from "../events.js";
 import { addUsage, type Usage } from "../messages.js";
 import type { ResumePlan } from "../state/resume-plan.js";
@@ -23,8 +24,13 @@ export interface ParentCall {
    * the usage of its model calls (at any depth) adds up into the parent's.
    */
   forward(event: LoopEvent): void;
-  /** The sub-run paused for approval: the call waits on its state, and so the parent pauses. */
-  pause(state: RunState): void;
+  /**
+   * The sub-run paused for approval: the call waits on its state, and so the parent pauses.
+   * `by` is the sub-agent's tool. Throws a `TollgateError` when the call's tool is another
+   * (a tool that wraps the sub-agent's): a resume continues a sub-run only through the
+   * sub-agent's own tool, so that pause could never be resumed.
+   */
+  pause(state: RunState, by: { name: string; execute: unknown }): void;
 }
 
 /**
@@ -42,18 +48,22 @@ export class ParentLink<Deps> implements ParentCall {
   readonly #run: RunContext<Deps>;
   readonly #step: number;
   readonly #toolName: string;
+  /** The `execute` of the call's tool, which a resume would run again to continue a sub-run. */
+  readonly #execute: unknown;
 
   constructor(
     run: RunContext<Deps>,
     step: number,
     readonly toolCallId: string,
     toolName: string,
+    execute: unknown,
     readonly continues: ResumePlan | undefined,
   ) {
     this.runId = run.runId;
     this.#run = run;
     this.#step = step;
     this.#toolName = toolName;
+    this.#execute = execute;
   }
 
   /** Hands a sub-run's event to the parent's listeners; model usage adds up into the parent's. */
@@ -75,7 +85,12 @@ export class ParentLink<Deps> implements ParentCall {
   }
 
   /** The sub-run paused for approval: the parent's call waits on its state. */
-  pause(state: RunState): void {
+  pause(state: RunState, by: { name: string; execute: unknown }): void {
+    if (by.execute !== this.#execute) {
+      throw new TollgateError(
+        `sub-agent ${by.name} paused for approval inside tool ${this.#toolName}, which is not the sub-agent's own tool: a resume continues a paused sub-agent only through that tool (loop.asTool()), so give it to the parent loop itself instead of calling it from another tool; its pending calls did not run`,
+      );
+    }
     this.paused = state;
   }
 }
@@ -88,9 +103,10 @@ export function linkParentCall<Deps>(
   run: RunContext<Deps>,
   ctx: ToolContext<Deps>,
   step: number,
+  execute: unknown,
   continues: ResumePlan | undefined,
 ): ParentLink<Deps> {
-  const link = new ParentLink(run, step, ctx.toolCallId, ctx.toolName, continues);
+  const link = new ParentLink(run, step, ctx.toolCallId, ctx.toolName, execute, continues);
   (ctx as { [PARENT_CALL]?: ParentLink<Deps> })[PARENT_CALL] = link;
   return link;
 }

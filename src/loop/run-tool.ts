@@ -51,7 +51,7 @@ export function runTool<Deps>(
   const timeout = tool.timeoutMs === undefined ? undefined : new AbortController();
   const signal = timeout ? AbortSignal.any([run.abort.signal, timeout.signal]) : undefined;
   const ctx = toolContext(run, tool, call, step, signal);
-  const link = linkParentCall(run, ctx, step, open.continues);
+  const link = linkParentCall(run, ctx, step, tool.execute, open.continues);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ended = (raw: unknown): ToolRun => {
     clearTimeout(timer);
