@@ -284,7 +284,7 @@ describe("the fakes check their replies", () => {
       scriptedProvider([{ toolCalls: [{ name: "t", arguments: { a: 1 } }] } as never]),
     ).toThrow(/turn #1: toolCalls\[0\]: unknown option `arguments`; did you mean `args`\?/);
     expect(() => scriptedProvider([{ toolCalls: [{ args: {} }] } as never])).toThrow(
-      /toolCalls\[0\]: `name` must be the tool's name, got undefined/,
+      /toolCalls\[0\]: `name` must be the tool's name, a string, got undefined/,
     );
     expect(() => scriptedProvider([{ text: 42 } as never])).toThrow(/`text` must be a string/);
     expect(() => scriptedProvider([{ toolCalls: { name: "t" } } as never])).toThrow(

@@ -90,8 +90,9 @@ export function checkReply(
     const at = `${where}: toolCalls[${index}]`;
     checkKeys(at, call, Object.keys(TOOL_CALL_KEYS), { arguments: "args", input: "args" });
     const { name, id } = call as Record<string, unknown>;
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(`${at}: \`name\` must be the tool's name, got ${kindOf(name)}`);
+    // An empty name is allowed: a script may play a model that sends one.
+    if (typeof name !== "string") {
+      throw new TypeError(`${at}: \`name\` must be the tool's name, a string, got ${kindOf(name)}`);
     }
     if (id !== undefined && typeof id !== "string") {
       throw new TypeError(`${at}: \`id\` must be a string, got ${kindOf(id)}`);
