@@ -51,7 +51,7 @@ export function fakeProvider(
       signal?.throwIfAborted();
       const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
       const answered = answer(request, { step, runId: given?.runId, call, signal });
-      const where = `${named.name}Provider: the answer for step ${step}`;
+      const where = () => `${named.name}Provider: the answer for step ${step}`;
       return isPromise(answered)
         ? Promise.resolve(answered).then((reply) => toResponse(where, reply, step))
         : Promise.resolve(toResponse(where, answered, step));

@@ -104,12 +104,12 @@ class Scripted implements ScriptedProvider {
  */
 function checkTurn(turn: ScriptedTurn, index: number): void {
   if (typeof turn === "function") return;
-  const where = `scriptedProvider: turn #${index + 1}`;
+  const where = () => `scriptedProvider: turn #${index + 1}`;
   if (turn !== null && typeof turn === "object" && "error" in turn) {
     const extra = Object.keys(turn).filter((key) => key !== "error");
     if (extra.length > 0) {
       throw new TypeError(
-        `${where}: an error turn is { error } alone; it also has ${extra.map((key) => `\`${key}\``).join(", ")}`,
+        `${where()}: an error turn is { error } alone; it also has ${extra.map((key) => `\`${key}\``).join(", ")}`,
       );
     }
     return;

@@ -57,6 +57,34 @@ const REPLY_KEYS: Record<keyof TurnReply, true> = {
   usage: true,
 };
 const TOOL_CALL_KEYS: Record<keyof ScriptedToolCall, true> = { name: true, args: true, id: true };
+const REPLY_KEY_LIST = Object.keys(REPLY_KEYS);
+const TOOL_CALL_KEY_LIST = Object.keys(TOOL_CALL_KEYS);
+
+/**
+ * Whether `checkReply` would pass the reply, without building a message: the fakes check every
+ * answer, and a step should not pay for the words of an error it does not throw.
+ */
+function isFitReply(reply: unknown): boolean {
+  if (!isPlainObject(reply)) return false;
+  if ("parts" in reply) return true;
+  for (const key in reply) {
+    if (!Object.hasOwn(REPLY_KEYS, key) || reply[key] === null) return false;
+  }
+  const { text, reasoning, toolCalls } = reply;
+  if (text !== undefined && typeof text !== "string") return false;
+  if (reasoning !== undefined && typeof reasoning !== "string") return false;
+  if (toolCalls === undefined) return true;
+  if (!Array.isArray(toolCalls)) return false;
+  for (const call of toolCalls) {
+    if (!isPlainObject(call)) return false;
+    for (const key in call) {
+      if (!Object.hasOwn(TOOL_CALL_KEYS, key) || call[key] === null) return false;
+    }
+    if (typeof call.name !== "string") return false;
+    if (call.id !== undefined && typeof call.id !== "string") return false;
+  }
+  return true;
+}
 
 /**
  * Checks a reply a fake is to answer with (a script's turn, or what a function gave): an object
@@ -65,16 +93,27 @@ const TOOL_CALL_KEYS: Record<keyof ScriptedToolCall, true> = { name: true, args:
  * check, as any provider's answer is.
  */
 export function checkReply(
-  where: string,
+  where: string | (() => string),
   reply: unknown,
 ): asserts reply is TurnReply | ModelResponse {
+  if (isFitReply(reply)) return;
+  const at = typeof where === "string" ? where : where();
+  throwWhy(at, reply);
+  throw new TypeError(`${at}: not a reply a fake can give`); // throwWhy found no words for it
+}
+
+/**
+ * Throws the `TypeError` that says what is wrong with a reply `isFitReply` refused; returns for
+ * a fit one (exported for the test that holds the two to agreeing).
+ */
+export function throwWhy(where: string, reply: unknown): void {
   if (!isPlainObject(reply)) {
     throw new TypeError(
       `${where}: expected a reply { text?, reasoning?, toolCalls?, finishReason?, usage? } or a ModelResponse { parts, finishReason, usage }, got ${kindOf(reply)}`,
     );
   }
   if ("parts" in reply) return;
-  checkKeys(where, reply, Object.keys(REPLY_KEYS), { content: "text", tool_calls: "toolCalls" });
+  checkKeys(where, reply, REPLY_KEY_LIST, { content: "text", tool_calls: "toolCalls" });
   for (const key of ["text", "reasoning"] as const) {
     if (reply[key] !== undefined && typeof reply[key] !== "string") {
       throw new TypeError(`${where}: \`${key}\` must be a string, got ${kindOf(reply[key])}`);
@@ -88,7 +127,7 @@ export function checkReply(
   for (let index = 0; index < toolCalls.length; index++) {
     const call: unknown = toolCalls[index];
     const at = `${where}: toolCalls[${index}]`;
-    checkKeys(at, call, Object.keys(TOOL_CALL_KEYS), { arguments: "args", input: "args" });
+    checkKeys(at, call, TOOL_CALL_KEY_LIST, { arguments: "args", input: "args" });
     const { name, id } = call as Record<string, unknown>;
     // An empty name is allowed: a script may play a model that sends one.
     if (typeof name !== "string") {
@@ -104,7 +143,7 @@ export function checkReply(
  * Turns a reply (or a whole response) into a response, after `checkReply`; ids are
  * `call_<step>_<n>` when not given.
  */
-export function toResponse(where: string, reply: unknown, step: number): ModelResponse {
+export function toResponse(where: () => string, reply: unknown, step: number): ModelResponse {
   checkReply(where, reply);
   if ("parts" in reply) return reply as ModelResponse;
   const { text, reasoning, toolCalls = [], usage } = reply;
