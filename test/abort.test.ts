@@ -2,27 +2,11 @@ import { AgentLoop, defineProvider, tool } from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { hangingTool } from "./support/hanging-tool.js";
 
 /** Resolves on the next macrotask: whatever settles before it settled within one event-loop turn. */
 const nextTurn = () =>
   new Promise<"next turn">((resolve) => setImmediate(() => resolve("next turn")));
-
-/** A tool that starts, records its signal, and never finishes on its own. */
-function hangingTool() {
-  const state: { started: Promise<void>; signal?: AbortSignal } = { started: Promise.resolve() };
-  let markStarted!: () => void;
-  state.started = new Promise((resolve) => (markStarted = resolve));
-  const hang = tool({
-    name: "hang",
-    input: z.object({}),
-    execute: (_args, ctx) => {
-      state.signal = ctx.signal;
-      markStarted();
-      return new Promise(() => {});
-    },
-  });
-  return { hang, state };
-}
 
 describe("abort", () => {
   it("mid-tool: the run rejects with the signal's reason within one event-loop turn, without waiting for the tool; the tool's signal aborts", async () => {

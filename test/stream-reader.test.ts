@@ -7,27 +7,11 @@ import { AgentLoop, HookError, type LoopEvent, memoryRunStore, tool } from "toll
 import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { hangingTool } from "./support/hanging-tool.js";
 import { collectUnhandledRejections } from "./support/unhandled.js";
 
 /** Resolves on the next macrotask: every promise chain already under way has settled. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A tool that starts, records its signal, and never finishes on its own. */
-function hangingTool() {
-  const state: { started: Promise<void>; signal?: AbortSignal } = { started: Promise.resolve() };
-  let markStarted!: () => void;
-  state.started = new Promise((resolve) => (markStarted = resolve));
-  const hang = tool({
-    name: "hang",
-    input: z.object({}),
-    execute: (_args, ctx) => {
-      state.signal = ctx.signal;
-      markStarted();
-      return new Promise(() => {});
-    },
-  });
-  return { hang, state };
-}
 
 const echo = tool({
   name: "echo",
