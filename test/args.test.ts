@@ -185,15 +185,33 @@ describe("argsFromValue (a hook's rewrite, a human's edit)", () => {
     expect(argsFromValue({ n: 1n }, limits(1000))).toEqual({
       ok: false,
       problem: "json",
-      message: "they cannot be written as JSON (Do not know how to serialize a BigInt)",
+      message:
+        "they cannot be written as JSON: they hold a BigInt at args.n (return it as a string or a number)",
     });
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    const read = argsFromValue(cycle, limits(1000));
-    expect(read).toMatchObject({ ok: false, problem: "json" });
-    expect((read as { message: string }).message).toMatch(
-      /^they cannot be written as JSON \(Converting circular structure to JSON/,
-    );
+    expect(argsFromValue(cycle, limits(1000))).toEqual({
+      ok: false,
+      problem: "json",
+      message: "they cannot be written as JSON: they hold a circular reference at args.self",
+    });
+    // What JSON would write as {} (or as digits) is refused, not handed to the tool as {}.
+    for (const [data, held] of [
+      [new Map([[1, 2]]), "a Map"],
+      [new Set([1]), "a Set"],
+      [new Uint8Array([1]), "bytes (Uint8Array)"],
+      [[1, 2].values(), "an iterator"],
+    ] as const) {
+      const read = argsFromValue({ data }, limits(1000));
+      expect(read).toMatchObject({ ok: false, problem: "json" });
+      expect((read as { message: string }).message).toContain(`they hold ${held}`);
+      expect((read as { message: string }).message).toContain("at args.data");
+    }
+    // What JSON writes in its own way is read as JSON reads it.
+    expect(argsFromValue({ when: new Date(0), n: Number.NaN }, limits(1000))).toEqual({
+      ok: true,
+      args: { when: "1970-01-01T00:00:00.000Z", n: null },
+    });
     expect(argsFromValue(() => 1, limits(1000))).toEqual({
       ok: false,
       problem: "json",

@@ -129,7 +129,11 @@ describe("a hook that rewrites args", () => {
     const cases: [unknown, string][] = [
       [
         { to: 1n },
-        "pre-call hook 0 (preToolCall[0]) rewrote the args of send into args that are not JSON args: they cannot be written as JSON (Do not know how to serialize a BigInt); the call did not run",
+        "pre-call hook 0 (preToolCall[0]) rewrote the args of send into args that are not JSON args: they cannot be written as JSON: they hold a BigInt at args.to (return it as a string or a number); the call did not run",
+      ],
+      [
+        { to: new Map([["bob", 1]]) },
+        "pre-call hook 0 (preToolCall[0]) rewrote the args of send into args that are not JSON args: they cannot be written as JSON: they hold a Map (return Object.fromEntries(map) or an array) at args.to; the call did not run",
       ],
       [
         () => ({ to: "bob" }),

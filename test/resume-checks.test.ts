@@ -617,6 +617,10 @@ describe("edited and stored args", () => {
         },
         "they cannot be written as JSON (not data)",
       ],
+      [
+        { to: new Set(["bob"]) },
+        "they cannot be written as JSON: they hold a Set (return an array) at args.to",
+      ],
     ];
     for (const [args, problem] of edits) {
       await refused(

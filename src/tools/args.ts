@@ -3,6 +3,7 @@ import { andThen, later, type MaybePromise } from "../util/maybe-promise.js";
 import { shortForm } from "../util/policy-call.js";
 import { formatIssues } from "./schema.js";
 import type { Tool } from "./tool.js";
+import { jsonData } from "./tool-output.js";
 
 /**
  * How much args text the gate reads. A call over a limit is invalid (the model reads which
@@ -52,9 +53,20 @@ export function readArgsText(text: string, limits: ArgsLimits): ArgsText {
  * reference the giver can still change. Values JSON cannot carry are refused.
  */
 export function argsFromValue(value: unknown, limits: ArgsLimits): ArgsText {
+  // What JSON would silently turn into {} (a Map, a Set, bytes) or drop is refused, never run.
+  let data: unknown = value;
+  if (typeof value === "object" && value !== null) {
+    const read = jsonData(value, "args");
+    if (!read.ok) {
+      return "threw" in read
+        ? fail("json", `they cannot be written as JSON (${messageOf(read.threw)})`)
+        : fail("json", `they cannot be written as JSON: they hold ${read.problem}`);
+    }
+    data = read.value;
+  }
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    text = JSON.stringify(data);
   } catch (error) {
     return fail("json", `they cannot be written as JSON (${messageOf(error)})`);
   }

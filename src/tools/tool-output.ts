@@ -37,6 +37,23 @@ export function toJsonOutput(value: unknown): JsonOutput {
   }
 }
 
+/**
+ * `value` as JSON data (what a JSON round trip gives), or what JSON cannot carry in it and
+ * where (`root` names the value: "args", "output"): a Map, a Set, bytes, a BigInt, a cycle...
+ * are refused, never written as `{}` or dropped.
+ */
+export function jsonData(
+  value: unknown,
+  root: string,
+): { ok: true; value: unknown } | { ok: false; problem: string; threw?: unknown } {
+  try {
+    return { ok: true, value: jsonCopy(value, root, new Set(), 0) };
+  } catch (error) {
+    if (error instanceof NotJson) return { ok: false, problem: error.message };
+    return { ok: false, problem: `reading it threw: ${messageOf(error)}`, threw: error };
+  }
+}
+
 class NotJson extends Error {}
 
 const REFUSED: ReadonlyArray<[new (...args: never[]) => unknown, string]> = [
