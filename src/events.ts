@@ -4,6 +4,7 @@ import type { FinishReason, ModelResponse } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import type { RunStatus } from "./state/run-state.js";
 import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
+import { EVENT_NAMES, isEventType } from "./event-names.js";
 import { closest } from "./util/option-keys.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
@@ -137,33 +138,13 @@ export type LoopEvent =
 /** The names of the events. */
 export type LoopEventType = LoopEvent["type"];
 
-/** Every event name; a `Record` over the names so a new event cannot be left out. */
-const EVENT_TYPES: Record<LoopEventType, true> = {
-  "run-start": true,
-  "step-start": true,
-  "text-delta": true,
-  "reasoning-delta": true,
-  "tool-call-delta": true,
-  "model-response": true,
-  "tool-call": true,
-  "tool-decision": true,
-  "tool-post-decision": true,
-  "tool-result": true,
-  "tool-error": true,
-  "sub-run": true,
-  "output-delta": true,
-  "step-finish": true,
-  "run-finish": true,
-  "run-error": true,
-};
-
 /**
  * Throws a `TypeError` unless `type` names an event: a listener for `tool-decison` would never
  * be called, and nothing would say so.
  */
 export function checkEventType(where: string, type: unknown): asserts type is LoopEventType {
-  if (typeof type === "string" && Object.hasOwn(EVENT_TYPES, type)) return;
-  const names = Object.keys(EVENT_TYPES);
+  if (isEventType(type)) return;
+  const names = EVENT_NAMES;
   const near = typeof type === "string" ? closest(type, names) : undefined;
   const hint = near ? `did you mean "${near}"? ` : "";
   throw new TypeError(

@@ -316,10 +316,20 @@ describe("readEventStream refuses what is not a run's event stream", () => {
     ],
     [
       "a stream cut before its end frame",
-      sse('event: run-start\ndata: {"type":"run-start"}\n\n'),
+      sse('event: run-start\ndata: {"type":"run-start","runId":"r"}\n\n'),
       /ended before the run did/,
     ],
     ["a malformed error frame", sse("event: error\ndata: nope\n\n"), /error frame is malformed/],
+    [
+      "an event no run sends",
+      sse('event: bogus\ndata: {"type":"bogus","runId":"r"}\n\n'),
+      /no event is named "bogus"/,
+    ],
+    [
+      "an event without its run id",
+      sse('event: run-start\ndata: {"type":"run-start"}\n\n'),
+      /not a run-start event \(an object with its type and runId\)/,
+    ],
     ["another content type", sse("{}", "application/json"), /text\/event-stream/],
     [
       "an error status",
@@ -343,6 +353,80 @@ describe("readEventStream refuses what is not a run's event stream", () => {
       /^the server answered 404, not an event stream: \{"error":"no resume of run r-1 to watch x+…$/,
     );
     expect(error.message.length).toBeLessThan(300);
+  });
+
+  /**
+   * A server on 127.0.0.1 that answers with `answer`; `closed` resolves when the client's
+   * connection closes (the client went away).
+   */
+  async function rawServer(answer: (res: import("node:http").ServerResponse) => void) {
+    let closed!: () => void;
+    const gone = new Promise<"closed">((resolve) => {
+      closed = () => resolve("closed");
+    });
+    const raw = createServer((req, res) => {
+      req.socket.on("close", closed);
+      answer(res);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`;
+    const stop = async () => {
+      raw.closeAllConnections();
+      await new Promise((resolve) => raw.close(resolve));
+    };
+    return { url, gone, stop };
+  }
+  const soon = (ms: number) =>
+    new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), ms));
+
+  it("an error status whose body never ends: refused within a second, the connection closed", async () => {
+    const { url, gone, stop } = await rawServer((res) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.write("partial error ");
+    });
+    try {
+      const error = await read(await fetch(url)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EventStreamError);
+      expect((error as EventStreamError).message).toBe(
+        "the server answered 500, not an event stream: partial error ",
+      );
+      expect(await Promise.race([gone, soon(2_000)])).toBe("closed");
+    } finally {
+      await stop();
+    }
+  });
+
+  it("a response refused for its content type closes the connection, so the server stops", async () => {
+    const { url, gone, stop } = await rawServer((res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("event: run-start\n");
+    });
+    try {
+      await expect(read(await fetch(url))).rejects.toThrow(/got text\/plain/);
+      expect(await Promise.race([gone, soon(2_000)])).toBe("closed");
+    } finally {
+      await stop();
+    }
+  });
+
+  it("a connection cut mid-stream is an EventStreamError with the cause, not the fetch's TypeError", async () => {
+    const { url, stop } = await rawServer((res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('event: run-start\ndata: {"type":"run-start","runId":"r","resumed":false}\n\n');
+      setTimeout(() => res.destroy(), 20);
+    });
+    try {
+      const seen: string[] = [];
+      const error = await (async () => {
+        for await (const event of readEventStream(await fetch(url))) seen.push(event.type);
+      })().catch((e: unknown) => e);
+      expect(seen).toEqual(["run-start"]);
+      expect(error).toBeInstanceOf(EventStreamError);
+      expect((error as Error).message).toMatch(/^the event stream was cut before the run ended \(/);
+      expect((error as Error).cause).toBeInstanceOf(Error);
+    } finally {
+      await stop();
+    }
   });
 
   it("a body already read, or being read, is refused, not a TypeError of the stream", async () => {

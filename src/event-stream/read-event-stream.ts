@@ -1,4 +1,5 @@
 import type { LoopEvent } from "tollgate";
+import { isEventType } from "../event-names.js";
 import { readSSE, type SSEEvent } from "../http/sse.js";
 import { FRAME } from "../util/event-frames.js";
 
@@ -14,8 +15,8 @@ export class EventStreamError extends Error {
   /** The HTTP status, when the server answered one that is not 2xx. */
   readonly status: number | undefined;
 
-  constructor(message: string, serverError = false, status?: number) {
-    super(message);
+  constructor(message: string, serverError = false, status?: number, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.serverError = serverError;
     this.status = status;
   }
@@ -37,8 +38,12 @@ export async function* readEventStream(
   source: Response | ReadableStream<Uint8Array>,
 ): AsyncGenerator<LoopEvent> {
   const body = await bodyOf(source);
+  const frames = readSSE(body);
   try {
-    for await (const frame of readSSE(body)) {
+    for (;;) {
+      const next = await frames.next().catch(cutOff);
+      if (next.done) break;
+      const frame = next.value;
       if (frame.event === FRAME.end) return;
       if (frame.event === FRAME.error) {
         throw new EventStreamError(serverMessage(frame), true);
@@ -47,13 +52,62 @@ export async function* readEventStream(
     }
     throw new EventStreamError("the event stream ended before the run did (no end frame)");
   } finally {
-    // Stopped early or failed (or done): cancel the body, so the server stops sending.
+    // Stopped early or failed (or done): let go of the body's reader, then cancel the body,
+    // so the server stops sending.
+    await frames.return(undefined).catch(() => {});
     body.cancel().catch(() => {});
   }
 }
 
 /** The most of a refusal's body that goes into the error's message. */
 const SHOWN_BODY = 200;
+/** How long a refusal's body is read for its message: a body that never ends must not hang. */
+const REFUSAL_READ_MS = 1_000;
+
+/** A body that failed while being read (the connection dropped): the stream was cut. */
+function cutOff(error: unknown): never {
+  if (error instanceof EventStreamError) throw error;
+  const why = error instanceof Error ? error.message : String(error);
+  throw new EventStreamError(
+    `the event stream was cut before the run ended (${why})`,
+    false,
+    undefined,
+    error,
+  );
+}
+
+/**
+ * The start of a refusal's body, as text: at most `SHOWN_BODY` characters, read for at most
+ * `REFUSAL_READ_MS`; then the body is cancelled, which closes the connection.
+ */
+async function refusalText(body: ReadableStream<Uint8Array> | null | undefined): Promise<string> {
+  if (!body || body.locked) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), REFUSAL_READ_MS);
+  });
+  try {
+    while (text.length <= SHOWN_BODY) {
+      const chunk = await Promise.race([reader.read(), timeUp]);
+      if (chunk === undefined || chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } catch {
+    // A body that fails while read says nothing more.
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  return text;
+}
+
+/** Gives up a body that will not be read, so that the server learns the client went away. */
+function cancelBody(body: ReadableStream<Uint8Array> | null | undefined): void {
+  if (body && !body.locked) body.cancel().catch(() => {});
+}
 
 async function bodyOf(
   source: Response | ReadableStream<Uint8Array>,
@@ -70,7 +124,7 @@ async function bodyOf(
   }
   if (!response.ok) {
     // The server's own words (a JSON error, a proxy's page) say more than the status alone.
-    const text = await response.text?.().catch(() => "");
+    const text = await refusalText(response.body);
     const shown = text
       ? `: ${text.length > SHOWN_BODY ? `${text.slice(0, SHOWN_BODY)}…` : text}`
       : "";
@@ -82,6 +136,7 @@ async function bodyOf(
   }
   const type = response.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("text/event-stream")) {
+    cancelBody(response.body);
     throw new EventStreamError(`expected content-type text/event-stream, got ${type || "none"}`);
   }
   if (!response.body) throw new EventStreamError("the response has no body");
@@ -105,12 +160,18 @@ function parseEvent(frame: SSEEvent): LoopEvent {
   } catch {
     throw new EventStreamError(`${where} (${frame.event}): its data is not JSON`);
   }
+  if (!isEventType(frame.event)) {
+    throw new EventStreamError(`${where}: no event is named ${JSON.stringify(frame.event)}`);
+  }
   if (
     typeof event !== "object" ||
     event === null ||
-    (event as { type?: unknown }).type !== frame.event
+    (event as { type?: unknown }).type !== frame.event ||
+    typeof (event as { runId?: unknown }).runId !== "string"
   ) {
-    throw new EventStreamError(`${where} (${frame.event}): its data is not a ${frame.event} event`);
+    throw new EventStreamError(
+      `${where} (${frame.event}): its data is not a ${frame.event} event (an object with its type and runId)`,
+    );
   }
   return event as LoopEvent;
 }
