@@ -1,10 +1,10 @@
 import EventEmitter from "eventemitter3";
+import { EVENT_NAMES, isEventType } from "./event-names.js";
 import type { ToolCall, Usage } from "./messages.js";
 import type { FinishReason, ModelResponse } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import type { RunStatus } from "./state/run-state.js";
 import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
-import { EVENT_NAMES, isEventType } from "./event-names.js";
 import { closest } from "./util/option-keys.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
