@@ -3,10 +3,12 @@
  * server of real recorded traffic, replayed offline with the server closed; drift shown as a
  * diff; streamed and whole answers; a paused run and its resume; redaction; the env modes.
  */
+
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { AgentLoop, type Provider, type RunResult, tool } from "tollgate";
 import { gemini } from "tollgate/gemini";
 import { openAIChat } from "tollgate/openai";
@@ -20,8 +22,11 @@ import {
 } from "tollgate/testing";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { redactedAcrossDeltas } from "../src/testing/cassette-record.js";
+import { redactShapes } from "../src/testing/cassette-redact.js";
 import { cassetteAnswer, cassette as vcr } from "./providers/support/recordings.js";
 import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
+import { runs } from "./support/runs.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tollgate-cassettes-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -307,6 +312,76 @@ describe("replay: the run's shape", () => {
       { type: "text-delta", text: "It ha" },
       "finish",
     ]);
+  });
+
+  it("a key streamed in pieces is redacted across them; the other pieces stay as streamed", async () => {
+    const path = fresh();
+    const key = "sk-proj-ABCDEFGHIJKLMNOPQRST";
+    const google = "AIzaSyA1234567890abcdefghijklmnop";
+    const script = scriptedProvider(
+      [
+        { toolCalls: [{ name: "save", args: { note: `google ${google} here` } }] },
+        { text: `Your key is ${key}, keep it safe.` },
+      ],
+      { stream: true, chunkSize: 4 },
+    );
+    const save = tool({ name: "save", input: z.object({ note: z.string() }), execute: () => "ok" });
+    await new AgentLoop({ provider: recordProvider(script, path), tools: [save] }).run("Hi");
+    const written = readFileSync(path, "utf8");
+    const calls = read(path).calls as any[];
+    const joined = (parts: any[], pick: (part: any) => string | undefined) =>
+      parts
+        .map(pick)
+        .filter((text) => text !== undefined)
+        .join("");
+    const args = joined(calls[0].parts, (part) => part.argsDelta);
+    const text = joined(calls[1].parts, (part) => part.text);
+    expect(args).toBe('{"note":"google [redacted] here"}');
+    expect(text).toBe("Your key is [redacted], keep it safe.");
+    for (const secret of [key, google, "ABCDEFGH", "1234567890abc"]) {
+      expect(written).not.toContain(secret);
+    }
+    // As many parts as were streamed, the pieces away from the key as they were.
+    const said = `Your key is ${key}, keep it safe.`;
+    expect(calls[1].parts.filter((part: any) => part.type === "text-delta")).toHaveLength(
+      Math.ceil(said.length / 4),
+    );
+    expect(calls[1].parts[0]).toEqual({ type: "text-delta", text: "Your" });
+    const lastCut = Math.floor((said.length - 1) / 4) * 4;
+    expect(calls[1].parts.at(-2)).toEqual({ type: "text-delta", text: said.slice(lastCut) });
+  });
+
+  it("redacting across deltas gives the text the whole text's redaction gives, however it was cut", () => {
+    const secret = fc.constantFrom(
+      "sk-proj-ABCDEFGHIJKLMNOPQRST",
+      "AIzaSyA1234567890abcdefghijklmnop",
+      "Bearer abcdefgh12345678",
+      "ghp_abcdefghijklmnop",
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 12 }),
+        secret,
+        fc.string({ maxLength: 12 }),
+        fc.array(fc.nat(60), { maxLength: 8 }),
+        (before, key, after, cuts) => {
+          const text = `${before} ${key} ${after}`;
+          const at = [
+            ...new Set([0, ...cuts.filter((cut) => cut <= text.length), text.length]),
+          ].sort((a, b) => a - b);
+          const parts = at.slice(1).map((end, n) => ({
+            type: "text-delta" as const,
+            text: text.slice(at[n], end),
+          }));
+          const redacted = redactedAcrossDeltas(parts);
+          expect(redacted).toHaveLength(parts.length);
+          expect(redacted.map((part) => (part as { text: string }).text).join("")).toBe(
+            redactShapes(text),
+          );
+        },
+      ),
+      { numRuns: runs(500) },
+    );
   });
 
   it("a paused run and its resume, recorded in one cassette, replay through resume()", async () => {

@@ -1,7 +1,7 @@
 import type { ModelRequest, ModelStreamPart, Provider, ProviderCallOptions } from "tollgate";
 import { type Cassette, type CassetteCall, writeCassette } from "./cassette-file.js";
 import { type Json, toJson } from "./cassette-json.js";
-import { checkRedactPaths, redactJson } from "./cassette-redact.js";
+import { checkRedactPaths, redactJson, redactShapes } from "./cassette-redact.js";
 import { RunNumbers } from "./cassette-runs.js";
 
 /** Options of `recordProvider`, and of `cassette` when it records. */
@@ -92,8 +92,87 @@ export function recordProvider(
         parts.push(part.type === "finish" ? withoutRaw(part) : part);
         yield part;
       }
-      save({ ...key, kind: "stream", parts: cassetteAnswer(parts) });
+      save({ ...key, kind: "stream", parts: cassetteAnswer(redactedAcrossDeltas(parts)) });
     };
   }
   return recorder;
+}
+
+/**
+ * The parts with what is shaped like a secret redacted across deltas: a key the model streamed
+ * in pieces ("sk-p", "roj-…") is found in the text the pieces make (the text, the reasoning,
+ * one call's args), and the pieces it spans give way to one "[redacted]". The other
+ * pieces, and the number of parts, stay as streamed.
+ */
+export function redactedAcrossDeltas(parts: readonly ModelStreamPart[]): ModelStreamPart[] {
+  const out = [...parts];
+  // The deltas of one text, as the loop joins them: all text, all reasoning, one call's args.
+  const texts = new Map<string, number[]>();
+  out.forEach((part, i) => {
+    const key =
+      part.type === "text-delta"
+        ? "text"
+        : part.type === "reasoning-delta"
+          ? "reasoning"
+          : part.type === "tool-call-delta"
+            ? `args ${part.index}`
+            : undefined;
+    if (key === undefined) return;
+    const indexes = texts.get(key) ?? [];
+    indexes.push(i);
+    texts.set(key, indexes);
+  });
+  for (const indexes of texts.values()) {
+    const pieces = indexes.map((i) => deltaText(out[i]!));
+    const redacted = redactAcross(pieces);
+    if (redacted === pieces) continue;
+    indexes.forEach((i, n) => {
+      out[i] = withDeltaText(out[i]!, redacted[n]!);
+    });
+  }
+  return out;
+}
+
+function deltaText(part: ModelStreamPart): string {
+  return part.type === "tool-call-delta" ? part.argsDelta : (part as { text: string }).text;
+}
+
+function withDeltaText(part: ModelStreamPart, text: string): ModelStreamPart {
+  return part.type === "tool-call-delta"
+    ? { ...part, argsDelta: text }
+    : ({ ...part, text } as ModelStreamPart);
+}
+
+/**
+ * `pieces` with the secrets of the text they make redacted: the pieces before and after the
+ * changed stretch stay as they were; the redacted stretch goes into the piece it starts in.
+ */
+function redactAcross(pieces: readonly string[]): readonly string[] {
+  const joined = pieces.join("");
+  const redacted = redactShapes(joined);
+  if (redacted === joined) return pieces;
+  let start = 0;
+  while (start < joined.length && joined[start] === redacted[start]) start++;
+  let tail = 0;
+  while (
+    tail < joined.length - start &&
+    tail < redacted.length - start &&
+    joined[joined.length - 1 - tail] === redacted[redacted.length - 1 - tail]
+  ) {
+    tail++;
+  }
+  const end = joined.length - tail;
+  const middle = redacted.slice(start, redacted.length - tail);
+  let at = 0;
+  let placed = false;
+  return pieces.map((piece, n) => {
+    const from = at;
+    const to = at + piece.length;
+    at = to;
+    const before = piece.slice(0, Math.max(0, Math.min(to, start) - from));
+    const after = piece.slice(Math.max(0, Math.max(from, end) - from));
+    const here = !placed && (to > start || n === pieces.length - 1);
+    if (here) placed = true;
+    return before + (here ? middle : "") + after;
+  });
 }
