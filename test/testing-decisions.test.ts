@@ -134,6 +134,10 @@ describe("decisionsOf", () => {
       [{ path: "a" }, true],
       [{ path: "b" }, false],
     ]);
+    // The table says which allowed call did not run.
+    const rows = formatDecisions(decisionsOf(limited)).split("\n").slice(2);
+    expect(rows[0]).not.toMatch(/did not run/);
+    expect(rows[1]).toMatch(/\| \(did not run\)$/);
   });
 
   it("a run without tool calls has none", async () => {
@@ -195,5 +199,30 @@ describe("formatDecisions", () => {
     );
     expect(() => formatDecisions("x" as never)).toThrow(TypeError);
     expect(() => formatDecisions([], { argsWidth: 2 })).toThrow(/argsWidth/);
+  });
+
+  it("fails closed on what is not a decision, or an option it does not know", () => {
+    expect(() => formatDecisions([{}] as never)).toThrow(
+      "formatDecisions: decisions[0] is an object, not a decision (give it what decisionsOf(result) returns)",
+    );
+    expect(() => formatDecisions([null] as never)).toThrow(/decisions\[0\] is null/);
+    expect(() => formatDecisions([], { colour: true } as never)).toThrow(
+      /formatDecisions: unknown option `colour`/,
+    );
+  });
+
+  it("a | or a line break in a value does not break the table", () => {
+    const decision = {
+      step: 0,
+      tool: "t",
+      args: "a|b",
+      verdict: "deny",
+      by: "policy",
+      reason: "no\nway | here",
+      toolCallId: "c",
+      ran: false,
+    } as const;
+    const [, , row] = formatDecisions([decision]).split("\n");
+    expect(row).toBe("0    | t    | a\\|b | deny    | policy | no way \\| here");
   });
 });

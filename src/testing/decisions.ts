@@ -1,4 +1,5 @@
 import type { CallRecord, DecidedBy, RunResult, StepRecord, Verdict } from "tollgate";
+import { checkKeys } from "../util/option-keys.js";
 
 /**
  * One tool call of a run, as the gate decided it: the row of a decision table.
@@ -132,7 +133,7 @@ function describe(value: unknown): string {
   if (typeof value === "number" || typeof value === "boolean") {
     return `a ${typeof value} (${String(value)})`;
   }
-  return `a ${typeof value}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /** Options of `formatDecisions`. */
@@ -157,6 +158,22 @@ export function formatDecisions(
       `formatDecisions: expected the array decisionsOf() returns, got ${describe(decisions)}`,
     );
   }
+  checkKeys("formatDecisions", options, ["argsWidth"]);
+  decisions.forEach((decision, index) => {
+    const d = decision as Partial<CallDecision> | null;
+    if (
+      typeof d !== "object" ||
+      d === null ||
+      typeof d.step !== "number" ||
+      typeof d.tool !== "string" ||
+      typeof d.verdict !== "string" ||
+      typeof d.by !== "string"
+    ) {
+      throw new TypeError(
+        `formatDecisions: decisions[${index}] is ${describe(decision)}, not a decision (give it what decisionsOf(result) returns)`,
+      );
+    }
+  });
   const width = options.argsWidth ?? 60;
   if (!Number.isInteger(width) || width < 5) {
     throw new TypeError(
@@ -165,14 +182,21 @@ export function formatDecisions(
   }
   if (decisions.length === 0) return "(no tool calls)";
   const header = ["step", "tool", "args", "verdict", "by", "reason"];
-  const rows = decisions.map((d) => [
-    String(d.step),
-    d.tool,
-    short(d.args, width),
-    d.verdict,
-    d.by,
-    d.reason ?? (d.waitsFor === undefined ? "" : `(waits for ${d.waitsFor})`),
-  ]);
+  const rows = decisions.map((d) =>
+    [
+      String(d.step),
+      d.tool,
+      short(d.args, width),
+      d.verdict,
+      d.by,
+      d.reason ??
+        (d.waitsFor === undefined
+          ? d.ran === false && d.verdict === "allow"
+            ? "(did not run)"
+            : ""
+          : `(waits for ${d.waitsFor})`),
+    ].map(cell),
+  );
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column]!.length)),
   );
@@ -182,6 +206,11 @@ export function formatDecisions(
       .join(" | ")
       .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** A cell's text on one line, its `|` escaped, so that no value breaks the table. */
+function cell(text: string): string {
+  return text.replace(/\s+/g, " ").replace(/\|/g, "\\|");
 }
 
 /** The args as one line of JSON (or the raw text as sent), cut to `width` characters. */
