@@ -315,6 +315,13 @@ describe("the fakes check their replies", () => {
     );
   });
 
+  it("scripted args JSON cannot write are a TypeError naming the call, not a bare serializer error", async () => {
+    const provider = functionProvider(() => ({ toolCalls: [{ name: "t", args: { n: 1n } }] }));
+    await expect(run(provider)).rejects.toThrow(
+      /^functionProvider: the answer for step 0: toolCalls\[0\]\.args cannot be written as JSON \(Do not know how to serialize a BigInt\)$/,
+    );
+  });
+
   it("a whole ModelResponse passes to the loop, which checks it as any provider's answer", async () => {
     const good = functionProvider(() => ({
       parts: [{ type: "text", text: "hi" }],

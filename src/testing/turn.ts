@@ -156,7 +156,7 @@ export function toResponse(where: () => string, reply: unknown, step: number): M
       type: "tool-call",
       id: call.id ?? `call_${step}_${index}`,
       name: call.name,
-      args: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}),
+      args: typeof call.args === "string" ? call.args : argsText(where, index, call.args),
     });
   }
   return {
@@ -164,6 +164,16 @@ export function toResponse(where: () => string, reply: unknown, step: number): M
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? "tool-calls" : "stop"),
     usage: usage === undefined ? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } : sum(usage),
   };
+}
+
+/** A scripted call's args as the JSON text a model would send; what JSON cannot write is a `TypeError`. */
+function argsText(where: () => string, index: number, args: unknown): string {
+  try {
+    return JSON.stringify(args ?? {});
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new TypeError(`${where()}: toolCalls[${index}].args cannot be written as JSON (${why})`);
+  }
 }
 
 /** Usage with the counts not given as 0; `totalTokens`, when not given, is input + output. */
