@@ -4,7 +4,7 @@
  * diff; streamed and whole answers; a paused run and its resume; redaction; the env modes.
  */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -312,6 +312,19 @@ describe("replay: the run's shape", () => {
       { type: "text-delta", text: "It ha" },
       "finish",
     ]);
+  });
+
+  it("a cassette that cannot be written is a CassetteError naming it, and leaves no temporary file", async () => {
+    const folder = join(dir, `sub-${n++}`);
+    mkdirSync(join(folder, "taken"), { recursive: true });
+    const path = join(folder, "taken"); // a folder where the file should go
+    const provider = recordProvider(scriptedProvider([{ text: "hi" }]), path);
+    const error = await new AgentLoop({ provider, tools: [] }).run("Hi").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CassetteError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^cassette ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} cannot be written \\(`),
+    );
+    expect(readdirSync(folder)).toEqual(["taken"]);
   });
 
   it("a key streamed in pieces is redacted across them; the other pieces stay as streamed", async () => {

@@ -43,11 +43,24 @@ export class CassetteError extends TollgateError {
 
 /** Writes the cassette atomically (a temporary file, then a rename), creating its folder. */
 export function writeCassette(path: string, cassette: Cassette): void {
-  const { mkdirSync, dirname, writeFileSync, renameSync } = cassetteFiles();
-  mkdirSync(dirname(path), { recursive: true });
+  const { mkdirSync, dirname, writeFileSync, renameSync, rmSync } = cassetteFiles();
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temporary, stableJson(cassette as unknown as Json));
-  renameSync(temporary, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(temporary, stableJson(cassette as unknown as Json));
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      rmSync(temporary, { force: true }); // no half-written file is left beside the cassette
+    } catch {
+      // Nothing more to clean.
+    }
+    throw new CassetteError(
+      `cassette ${path} cannot be written (${(error as Error).message}); check that its folder can be made and written, and that the path is not a folder`,
+      path,
+      { cause: error },
+    );
+  }
 }
 
 /** Reads and checks a cassette file; anything unexpected is a `CassetteError` naming the file. */

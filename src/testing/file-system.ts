@@ -7,6 +7,7 @@ export interface CassetteFiles {
   readFileSync(path: string, encoding: "utf8"): string;
   writeFileSync(path: string, text: string): void;
   renameSync(from: string, to: string): void;
+  rmSync(path: string, options: { force: true }): void;
   dirname(path: string): string;
 }
 
@@ -33,6 +34,7 @@ export function cassetteFiles(): CassetteFiles {
     readFileSync: fs.readFileSync,
     writeFileSync: fs.writeFileSync,
     renameSync: fs.renameSync,
+    rmSync: fs.rmSync,
     dirname: path.dirname,
   };
   return files;
