@@ -183,19 +183,7 @@ export function formatDecisions(
   if (decisions.length === 0) return "(no tool calls)";
   const header = ["step", "tool", "args", "verdict", "by", "reason"];
   const rows = decisions.map((d) =>
-    [
-      String(d.step),
-      d.tool,
-      short(d.args, width),
-      d.verdict,
-      d.by,
-      d.reason ??
-        (d.waitsFor === undefined
-          ? d.ran === false && d.verdict === "allow"
-            ? "(did not run)"
-            : ""
-          : `(waits for ${d.waitsFor})`),
-    ].map(cell),
+    [String(d.step), d.tool, short(d.args, width), d.verdict, d.by, reasonOf(d)].map(cell),
   );
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column]!.length)),
@@ -206,6 +194,13 @@ export function formatDecisions(
       .join(" | ")
       .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** The reason column: why the gate decided, else what the call waits for, else whether it ran. */
+function reasonOf(d: CallDecision): string {
+  if (d.reason !== undefined) return d.reason;
+  if (d.waitsFor !== undefined) return `(waits for ${d.waitsFor})`;
+  return d.verdict === "allow" && !d.ran ? "(did not run)" : "";
 }
 
 /** A cell's text on one line, its `|` escaped, so that no value breaks the table. */

@@ -28,13 +28,9 @@ export function toJsonOutput(value: unknown): JsonOutput {
     if (!stored.ok) return { ok: false, problem: `toolContent(...): ${stored.problem}` };
     return { ok: true, output: contentText(stored.parts), content: stored.parts };
   }
-  try {
-    const copy = jsonCopy(value, "output", new Set(), 0);
-    return { ok: true, output: copy === undefined ? null : copy };
-  } catch (error) {
-    if (error instanceof NotJson) return { ok: false, problem: error.message };
-    return { ok: false, problem: `reading it threw: ${messageOf(error)}` };
-  }
+  const data = jsonData(value, "output");
+  if (!data.ok) return { ok: false, problem: data.problem };
+  return { ok: true, output: data.value === undefined ? null : data.value };
 }
 
 /**
