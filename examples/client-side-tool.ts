@@ -2,13 +2,21 @@
  * Client-side tools: a tool without `execute` runs elsewhere, here in the user's browser. The
  * server's run pauses with `needs_results`, listing the call with its args; the browser runs
  * it (`navigator.geolocation`) and posts the result back; a new loop (another request, another
- * process) resumes the signed JSON state with it. Runs offline: the "browser" is a function
+ * process) resumes the signed JSON state with it, and the store the loops share claims the
+ * state, so a repeated post runs nothing. Runs offline: the "browser" is a function
  * and the model is scripted.
  *
  *   npx tsx examples/client-side-tool.ts
  */
 import { pathToFileURL } from "node:url";
-import { AgentLoop, type ExternalCall, type ExternalResult, type RunResult, tool } from "tollgate";
+import {
+  AgentLoop,
+  type ExternalCall,
+  type ExternalResult,
+  memoryRunStore,
+  type RunResult,
+  tool,
+} from "tollgate";
 import { scriptedProvider } from "tollgate/testing";
 import { z } from "zod";
 
@@ -27,13 +35,18 @@ const getWeather = tool({
   execute: ({ latitude, longitude }) => ({ latitude, longitude, tempC: 21, sky: "clear" }),
 });
 
+/** Shared by every request's loop (across processes: tollgate/redis or tollgate/postgres). */
+const store = memoryRunStore();
+
 /** The server's loop; each request builds its own, as another process would. */
 function serverLoop(provider: ReturnType<typeof scriptedProvider>): AgentLoop {
   return new AgentLoop({
     provider,
     tools: [getLocation, getWeather],
-    // The state travels through the browser: signed, so a changed state is refused.
+    // The state travels through the browser: what resumes is the store's own copy (a changed
+    // one is refused), signed; the store claims it, so a state posted twice resumes once.
     signingKey: "server-secret",
+    store,
   });
 }
 

@@ -73,17 +73,19 @@ const deleteFile = tool({
 
 // ── The gate: two hooks and a policy ────────────────────────────────────────────────────────
 
+// Every tool here takes a `path`, and the args a hook sees are complete: `list_files {}` arrives
+// as `{ path: "." }`, the schema's default filled in, so what the hooks judge is what runs.
+
 /** Hook 0: a relative path becomes an absolute path inside the sandbox. */
 const resolvePaths: PreToolCallHook<Deps> = ({ args, deps }) => {
-  const { path } = args as { path?: string };
-  if (path === undefined || isAbsolute(path)) return;
+  const { path } = args as { path: string };
+  if (isAbsolute(path)) return;
   return { args: { ...(args as object), path: resolve(deps.sandbox, path) } };
 };
 
 /** Hook 1: a path outside the sandbox is blocked; the model gets the message as an error. */
 const stayInSandbox: PreToolCallHook<Deps> = ({ args, deps }) => {
-  const { path } = args as { path?: string };
-  if (path === undefined) return;
+  const { path } = args as { path: string };
   const inside = relative(deps.sandbox, path);
   if (inside.startsWith("..") || isAbsolute(inside)) {
     return { block: `${path} is outside the sandbox; only paths inside it are allowed` };

@@ -7,11 +7,13 @@
  *   npx tsx examples/sub-agents.ts
  */
 import { pathToFileURL } from "node:url";
-import { AgentLoop, type RunResult, tool } from "tollgate";
+import { AgentLoop, memoryRunStore, type RunResult, tool } from "tollgate";
 import { functionProvider } from "tollgate/testing";
 import { z } from "zod";
 
 const files = new Map<string, string>();
+/** The research agent's runs, shared by its loops (across processes: tollgate/redis or tollgate/postgres). */
+const store = memoryRunStore();
 
 /** Stand-in models that answer from the transcript: the turn depends on what came back. */
 const lastMessage = (messages: { role: string }[]) => messages[messages.length - 1];
@@ -55,6 +57,8 @@ function team() {
   });
   const research = new AgentLoop({
     instructions: "You research topics and have the writer save your notes.",
+    // The parent keeps the runs: a resume claims the state, the sub-run's with it, once.
+    store,
     provider: functionProvider((request) => {
       const steps = request.messages.filter((message) => message.role === "tool").length;
       if (steps === 0) {
@@ -96,8 +100,9 @@ export async function main(): Promise<{ paused: RunResult; done: RunResult; even
     );
   }
 
-  // The state is JSON: store it, show the human the pending call, resume later (here with a
-  // new loop, as another process would). A decision carries the digest of the call shown.
+  // The state is JSON and the store holds it: show the human the pending call, resume later
+  // (here with a new loop, as another process would). A decision carries the digest of the
+  // call shown.
   const saved = JSON.stringify(paused.state);
   const [call] = paused.pending ?? [];
   if (!call) throw new Error("expected a pending call");

@@ -20,6 +20,7 @@ import type { OutputOption } from "./output/output-option.js";
 import { resolveOutput } from "./output/output-option.js";
 import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
+import { canonicalJson } from "./state/digest.js";
 import { type RecentIds, recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
 import { planResume, subRunStateIds } from "./state/resume-plan.js";
@@ -30,7 +31,7 @@ import { runWrites } from "./state/run-writes.js";
 import { freshRun, type RunData, restore } from "./state/snapshot.js";
 import type { StoreCalls } from "./state/store-calls.js";
 import { checkStopWhen, type StopCondition } from "./stop-conditions.js";
-import type { InferInput, InferOutput, StandardSchema } from "./tools/schema.js";
+import type { InferArgs, InferOutput, StandardSchema } from "./tools/schema.js";
 import type { Tool } from "./tools/tool.js";
 import type { UsageLimits } from "./usage-limits.js";
 import { checkLimits, mergeLimits } from "./usage-limits.js";
@@ -199,7 +200,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
    */
   asTool<ParentDeps = unknown, Schema extends StandardSchema = PromptInput>(
     options: AgentToolOptions<Deps, ParentDeps, Schema>,
-  ): Tool<ParentDeps, InferOutput<Schema>, InferInput<Schema>> {
+  ): Tool<ParentDeps, InferOutput<Schema>, InferArgs<Schema>> {
     return agentTool(options, {
       hasStore: this.#options.store !== undefined,
       start: (input, parent, options, sink) => {
@@ -360,6 +361,13 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     if (stored.stateId !== (given as { stateId?: unknown }).stateId) {
       throw new ResumeError(
         `the store holds another state of run ${runId} than the one given (it was resumed or went on since); resume the store's copy with loop.resume("${runId}", decisions)`,
+      );
+    }
+    if (!sameData(given, stored)) {
+      // The store's copy is what would run: a given copy that differs (an edited `pending`, an
+      // edited step) shows its caller, or a human, something else. Refused, not replaced.
+      throw new ResumeError(
+        `the state given for run ${runId} is not the one the store holds under its stateId: it was changed after it was written, so it shows something other than what would run; nothing ran. Resume the store's copy with loop.resume("${runId}", decisions)`,
       );
     }
     return { state: stored, source: "store" };
@@ -622,4 +630,13 @@ function toMessages(input: string | Message[]): Message[] {
     }
   });
   return input.map(storedMessage);
+}
+
+/** Whether two values are the same JSON data (key order aside); a value JSON cannot write is not. */
+function sameData(a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,7 @@ import type { RunResult } from "./run-result.js";
 import type { ResumePlan } from "./state/resume-plan.js";
 import type { RunState, SubRunParent } from "./state/run-state.js";
 import { registerSubAgent } from "./state/sub-runs.js";
-import type { InferInput, InferOutput, JsonSchema, StandardSchema } from "./tools/schema.js";
+import type { InferArgs, InferOutput, JsonSchema, StandardSchema } from "./tools/schema.js";
 import { jsonSchema } from "./tools/schema.js";
 import type { NeedsApproval, Tool, ToolContext } from "./tools/tool.js";
 import { tool } from "./tools/tool.js";
@@ -34,7 +34,7 @@ export interface AgentToolOptions<Deps, ParentDeps, Schema extends StandardSchem
   /** The sub-run's deps, from the parent's call context; default: the sub-agent loop's own `deps`. */
   deps?: ((ctx: ToolContext<ParentDeps>) => Deps) | undefined;
   /** Whether the parent's call needs a human's approval before the sub-agent runs at all. */
-  needsApproval?: NeedsApproval<ParentDeps, InferInput<Schema>> | undefined;
+  needsApproval?: NeedsApproval<ParentDeps, InferArgs<Schema>> | undefined;
   /** Aborts the sub-run after this long; the parent's model gets "timed out". */
   timeoutMs?: number | undefined;
   /** True: the sub-agent runs alone in its parent's step. */
@@ -98,13 +98,15 @@ const ignore = () => {};
 /**
  * Builds a sub-agent tool with `tool()`, so the parent's gate decides whether it runs. Each
  * call runs the sub-agent's loop (or, when the parent was resumed, continues its paused run)
- * under the call's signal; its events go to the parent as `sub-run` events. Its final text is
- * the call's output; a pause for approval pauses the parent; a failure is the call's failure.
+ * under the call's signal; its events go to the parent as `sub-run` events. Its answer (its
+ * structured output as JSON text, else its final text, else the output of the tool that ended
+ * it) is the call's output; a pause for approval pauses the parent; a failure is the call's
+ * failure.
  */
 export function agentTool<Deps, ParentDeps, Schema extends StandardSchema>(
   options: AgentToolOptions<Deps, ParentDeps, Schema>,
   runner: SubRunner<Deps>,
-): Tool<ParentDeps, InferOutput<Schema>, InferInput<Schema>> {
+): Tool<ParentDeps, InferOutput<Schema>, InferArgs<Schema>> {
   const where =
     typeof options?.name === "string" ? `asTool() for "${options.name}"` : "asTool() options";
   checkKeys(where, options, AGENT_TOOL_KEYS, AGENT_TOOL_ALIASES);
@@ -167,21 +169,65 @@ export function agentTool<Deps, ParentDeps, Schema extends StandardSchema>(
     },
   });
   registerSubAgent(built.execute, { plan: (state, decisions) => runner.plan(state, decisions) });
-  return built as Tool<ParentDeps, InferOutput<Schema>, InferInput<Schema>>;
+  return built as Tool<ParentDeps, InferOutput<Schema>, InferArgs<Schema>>;
 }
 
-/** The call's output: the sub-run's final text; a run that did not finish its task is a failure. */
+/**
+ * The call's output, the sub-run's answer (see `answerIn`). A sub-run that ended by its own
+ * rules answers: it completed, a tool ended it, or a step bound said it had gone far enough
+ * (`maxSteps`, `stopWhen`: both say when to stop, not that the task failed, so both answer
+ * alike). One that a guard cut short (a hook's stop, a usage limit) failed its task: the
+ * call's failure.
+ */
 function answerOf(name: string, result: RunResult): string {
   switch (result.status) {
     case "completed":
     case "ended_by_tool":
     case "max_steps":
-      return result.text;
+    case "stopped_by_condition":
+      return answerIn(name, result);
     case "stopped":
       throw new TollgateError(
         `sub-agent ${name} was stopped${result.stopReason === undefined ? "" : `: ${result.stopReason}`}`,
       );
     default:
       throw new TollgateError(`sub-agent ${name} ended with status "${result.status}"`);
+  }
+}
+
+/**
+ * What the parent reads of a sub-run, always text: its structured output as JSON text when it
+ * has one (in every output mode), else its final text, else, when a tool ended it without
+ * text, that tool's output (a string as it is, anything else as JSON text).
+ */
+function answerIn(name: string, result: RunResult): string {
+  if (result.output !== undefined) {
+    const text = jsonText(result.output);
+    if (text !== undefined) return text;
+    throw new TollgateError(
+      `sub-agent ${name}: its structured output cannot be written as JSON text for its parent; make the output schema's values JSON (no BigInt, function or cycle)`,
+    );
+  }
+  if (result.text !== "" || result.endedBy === undefined) return result.text;
+  const output = endingOutput(result, result.endedBy.id);
+  return typeof output === "string" ? output : (jsonText(output) ?? "");
+}
+
+/** The output of the call that ended the run, as its record keeps it (JSON data). */
+function endingOutput(result: RunResult, toolCallId: string): unknown {
+  for (let index = result.steps.length - 1; index >= 0; index--) {
+    const call = result.steps[index]!.calls.find((record) => record.toolCallId === toolCallId);
+    if (call?.result) return call.result.output;
+  }
+  return undefined;
+}
+
+/** A value's JSON text, or `undefined` when JSON cannot carry it. */
+function jsonText(value: unknown): string | undefined {
+  try {
+    const text = JSON.stringify(value);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
   }
 }

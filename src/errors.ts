@@ -1,4 +1,5 @@
 import type { Message } from "./messages.js";
+import type { FinishReason } from "./provider.js";
 import type { UnsettledCall } from "./step-record.js";
 
 /** Shared by every copy of tollgate in a process (ESM and CommonJS builds). */
@@ -50,10 +51,16 @@ export class TollgateError extends Error {
   static readonly [TOLLGATE] = true;
 }
 
-/** Two tools share a name in one toolset. */
+/**
+ * Two tools share a name: in one toolset, or in the tools of one step (from `prepareStep` or an
+ * MCP server's new listing, whose error is the subclass `McpToolNameError`). The step does not start.
+ */
 export class DuplicateToolError extends TollgateError {
-  constructor(readonly toolName: string) {
-    super(`a tool named "${toolName}" is already in the toolset; tool names must be unique`);
+  constructor(
+    readonly toolName: string,
+    message = `a tool named "${toolName}" is already in the toolset; tool names must be unique`,
+  ) {
+    super(message);
   }
 }
 
@@ -170,6 +177,30 @@ export class ToolOutputError extends TollgateError {
 
 /** The run's structured output failed validation more often than the loop's `maxRetries` allows. */
 export class OutputValidationError extends TollgateError {}
+
+/**
+ * The model refused to answer a run with structured output: its response ended with finish
+ * reason `content-filter` (a provider's content filter, or its refusal field: the adapters
+ * report both so). A refusal is not an answer to re-prompt for, so the run ends at once; the
+ * transcript (`messages`) ends with the refused response.
+ */
+export class ModelRefusalError extends TollgateError {
+  /** What the model said with its refusal (the provider's refusal message), when it said anything. */
+  declare readonly refusal: string | undefined;
+
+  constructor(
+    /** The refused response's finish reason. */
+    readonly finishReason: FinishReason,
+    /** The 0-based step whose response was refused. */
+    readonly step: number,
+    refusal?: string,
+  ) {
+    super(
+      `the model refused to answer (finish reason "${finishReason}", step ${step})${refusal ? `: ${JSON.stringify(refusal)}` : ""}; a refusal is not retried: rephrase the task or change what the run asks for, and read error.messages for the transcript`,
+    );
+    if (refusal) (this as { refusal?: string }).refusal = refusal;
+  }
+}
 
 /** A paused run could not be resumed; nothing ran. */
 export class ResumeError extends TollgateError {

@@ -6,6 +6,7 @@ export { toolContent } from "./content-parts.js";
 export {
   DuplicateToolError,
   HookError,
+  ModelRefusalError,
   ModelTimeoutError,
   OutputValidationError,
   PolicyError,
@@ -123,6 +124,7 @@ export type {
 } from "./tools/on-tool.js";
 export { isCallTo, onTool } from "./tools/on-tool.js";
 export type {
+  InferArgs,
   InferInput,
   InferOutput,
   JsonSchema,

@@ -81,6 +81,13 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
    * or digests. Only for states that never left your own process or storage.
    */
   trustState?: boolean | undefined;
+  /**
+   * `true`: this loop may resume a state by value (signed, or with digests) without a `store`
+   * to claim it, so two loops, or two processes, can each resume the same state and run its
+   * tools again. By default such a loop is refused: give it a `store` (`memoryRunStore()` in
+   * one process) and a state resumes once everywhere. Only for tools safe to run twice.
+   */
+  allowReplay?: boolean | undefined;
   /** Limits on the args text the model sends (default 1 MB, nesting depth 64). */
   argsLimits?: Partial<ArgsLimits> | undefined;
   /** A call a human refused, asked again with the same args: "auto-deny" (default) or "ask" again. */
@@ -149,6 +156,8 @@ export interface ResolvedOptions<Deps> {
   store: StoreCalls | undefined;
   signingKey: string | Uint8Array | undefined;
   trustState: boolean;
+  /** A state by value may resume without a store to claim it (`allowReplay`). */
+  allowReplay: boolean;
   argsLimits: ArgsLimits;
   repeatDenied: "auto-deny" | "ask";
   repairToolCall: RepairToolCall<Deps> | undefined;
@@ -187,6 +196,7 @@ const LOOP_KEYS = [
   "store",
   "signingKey",
   "trustState",
+  "allowReplay",
   "repeatDenied",
   "repairToolCall",
   "formatToolError",
@@ -257,6 +267,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   if (typeof trustState !== "boolean") {
     throw new TypeError("AgentLoop: `trustState` must be true or false");
   }
+  const allowReplay = checkReplay(options);
   const maxRetries = wholeNumber("maxRetries", options.maxRetries ?? 1, 0);
   optionalType("instructions", options.instructions, "string");
   optionalType("onEvent", options.onEvent, "function");
@@ -282,6 +293,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     store: options.store === undefined ? undefined : storeCalls(checkStore(options.store)),
     signingKey,
     trustState,
+    allowReplay,
     repeatDenied,
     repairToolCall: options.repairToolCall,
     formatToolError: options.formatToolError,
@@ -294,6 +306,28 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     modelTimeoutMs: checkTimeout("AgentLoop", "modelTimeoutMs", options.modelTimeoutMs),
     everyTool: undefined,
   };
+}
+
+/**
+ * `allowReplay`, checked: a loop with a `signingKey` resumes signed states by value, and only a
+ * `store` that claims them keeps two loops from resuming one state twice, so a key without a
+ * store is refused unless `allowReplay: true` says replays are acceptable.
+ */
+function checkReplay(
+  options: Pick<AgentLoopBaseOptions, "allowReplay" | "signingKey" | "store">,
+): boolean {
+  const allowReplay = options.allowReplay ?? false;
+  if (typeof allowReplay !== "boolean") {
+    throw new TypeError("AgentLoop: `allowReplay` must be true or false");
+  }
+  if (options.signingKey !== undefined && options.store === undefined && !allowReplay) {
+    throw new TypeError(
+      "AgentLoop: a loop with a `signingKey` resumes signed states passed by value, and without a `store` to claim them two loops (two processes, or a new AgentLoop per request) can each resume the same state and run its tools twice. " +
+        "Give it a store: `store: memoryRunStore()` in one process, a shared one (tollgate/redis, tollgate/postgres, tollgate/file-store) across processes; or set `allowReplay: true` if running a paused call twice is acceptable " +
+        "(a sub-agent's states are claimed by its parent's resume, so a loop used only through asTool() can say it)",
+    );
+  }
+  return allowReplay;
 }
 
 /** A hook chain option: an array of functions (a lone function is refused with what to write). */

@@ -53,7 +53,8 @@ export type PreparedStep<Deps> =
  * which tools each step offers (`prepareStep`), and how a tool is executed (`executeTool`).
  * Every method is optional. Every answer is checked: a method that throws, or answers with
  * something that is not one of its documented answers, rejects the run with `PolicyError`.
- * `call.args` is always in the model's form (the JSON it sent, as hooks left it).
+ * `call.args` is always in the model's form (the JSON it sent, completed with the schema's
+ * defaults, as hooks left it).
  */
 export interface LoopPolicy<Deps = unknown> {
   decideToolCall?(args: {
@@ -79,7 +80,7 @@ export interface LoopPolicy<Deps = unknown> {
   }): PreparedStep<Deps> | Promise<PreparedStep<Deps>>;
   /**
    * Runs an allowed call instead of `tool.execute`. `args` is the schema's output for
-   * `call.args` (transforms and defaults applied): pass it to `tool.execute(args, ctx)`. What
+   * `call.args` (transforms applied): pass it to `tool.execute(args, ctx)`. What
    * the tool throws stays the tool's error (an error result, or `RetryError`); anything else
    * this method throws is a `PolicyError`.
    */

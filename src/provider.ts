@@ -37,7 +37,11 @@ export interface ResponseFormat {
   description?: string;
 }
 
-/** Why the model stopped. */
+/**
+ * Why the model stopped. `content-filter` is also a refusal (the model declined: OpenAI's
+ * `refusal`, Anthropic's `stop_reason: "refusal"`), its words in the text. A response cut by
+ * `length` or `content-filter` runs none of its tool calls.
+ */
 export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "error" | "other";
 
 /** One whole model response. Tool-call `args` are the JSON text as the model sent it. */

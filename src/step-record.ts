@@ -22,8 +22,8 @@ export interface CallRecord {
   /** The args' JSON text as the model sent it. */
   rawArgs: string;
   /**
-   * The final args in the model's form: the JSON the model sent, validated against the
-   * schema, as hooks and a human's edit left them. Absent when they did not pass (invalid JSON,
+   * The final args in the model's form: the JSON the model sent, completed with the schema's
+   * defaults and validated against the schema, as hooks and a human's edit left them. Absent when they did not pass (invalid JSON,
    * a limit, the schema) or the tool was not callable.
    * The schema's output (what `execute` gets) is computed from these, once, right before it runs.
    */
@@ -119,7 +119,7 @@ export interface PendingApproval {
 export interface ExternalCall {
   toolCallId: string;
   toolName: string;
-  /** The args in the model's form (JSON, checked against the input schema, after hooks). */
+  /** The args in the model's form (JSON completed with the schema's defaults, checked, after hooks). */
   args: unknown;
   /** As on `PendingApproval`: a result entry carrying it was given for this exact call in this exact state. */
   digest: string;

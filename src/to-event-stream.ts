@@ -1,4 +1,5 @@
 import type { LoopEvent } from "./events.js";
+import type { StepRecord } from "./step-record.js";
 import { FRAME } from "./util/event-frames.js";
 import { checkKeys, kindOf, shownValue } from "./util/option-keys.js";
 
@@ -16,9 +17,16 @@ export interface EventStreamOptions {
   errorMessage?: ((error: unknown) => string) | undefined;
   /** Headers added to the response (the SSE headers win over these). */
   headers?: Record<string, string> | undefined;
+  /**
+   * `true`: frames carry the run's states as the loop has them — `run-finish`'s
+   * `result.state` (with its signature) and the paused sub-run state a step record's call
+   * holds. By default they are left out: a state holds every tool output and the transcript,
+   * and a signed one resumes the run, so it stays on the server (resume by `runId` from a store).
+   */
+  includeState?: boolean | undefined;
 }
 
-const KEYS = ["keepAliveMs", "errorMessage", "headers"] as const;
+const KEYS = ["keepAliveMs", "errorMessage", "headers", "includeState"] as const;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 const DEFAULT_ERROR_MESSAGE = "the run failed";
 const WHERE = "toEventStream()";
@@ -28,7 +36,8 @@ const WHERE = "toEventStream()";
  * of server-sent events, for Node 20+, Bun, Deno and edge handlers. Each event is one frame,
  * `id: <n>`, `event: <type>`, `data: <json>`; the run's end is a last `end` frame, and a run
  * that throws ends with an `error` frame carrying only `errorMessage(error)`. A `tool-error`
- * event is sent without its `error` and `stack` (your bug's details stay on the server).
+ * event is sent without its `error` and `stack` (your bug's details stay on the server), and
+ * no frame carries a run state or its signature unless `includeState: true` asks.
  * When the client goes away the events' iterator is closed (`return()`), which abandons a
  * `stream()` run at its next event; give the run the request's `signal` to stop it at once.
  * Read it with `readEventStream` from `tollgate/event-stream`.
@@ -66,6 +75,12 @@ export function toEventStream(
   const errorMessage = options.errorMessage;
   if (errorMessage !== undefined && typeof errorMessage !== "function") {
     throw new TypeError(`${WHERE}: errorMessage must be a function, got ${kindOf(errorMessage)}`);
+  }
+  const includeState = options.includeState ?? false;
+  if (typeof includeState !== "boolean") {
+    throw new TypeError(
+      `${WHERE}: includeState must be true or false, got ${kindOf(includeState)}`,
+    );
   }
   const headers = new Headers(options.headers);
   headers.set("content-type", "text/event-stream; charset=utf-8");
@@ -121,7 +136,7 @@ export function toEventStream(
       }
       let frame: string;
       try {
-        frame = `id: ${++id}\nevent: ${eventType(step.value)}\ndata: ${toJSON(step.value)}\n\n`;
+        frame = `id: ${++id}\nevent: ${eventType(step.value)}\ndata: ${toJSON(step.value, includeState)}\n\n`;
       } catch (error) {
         abandon();
         last(controller, failed(error));
@@ -146,20 +161,43 @@ function eventType(event: unknown): string {
   return type;
 }
 
-/** An event as JSON, with a tool's error and stack left out (a nested `sub-run` too). */
-function toJSON(event: LoopEvent): string {
-  const json = JSON.stringify(withoutErrors(event));
+/**
+ * An event as JSON, with a tool's error and stack left out, and, unless `includeState`, the
+ * run's states (a nested `sub-run` too).
+ */
+function toJSON(event: LoopEvent, includeState: boolean): string {
+  const json = JSON.stringify(sent(event, includeState));
   if (json === undefined) throw new TypeError(`${WHERE}: an event JSON cannot carry`);
   return json;
 }
 
-function withoutErrors(event: LoopEvent): LoopEvent {
-  if (event.type === "tool-error") {
-    const { error: _error, stack: _stack, ...rest } = event;
-    return { ...rest, error: undefined };
+/** What of an event a frame carries. */
+function sent(event: LoopEvent, includeState: boolean): LoopEvent {
+  switch (event.type) {
+    case "tool-error": {
+      const { error: _error, stack: _stack, ...rest } = event;
+      return { ...rest, error: undefined };
+    }
+    case "sub-run":
+      return { ...event, event: sent(event.event, includeState) };
+    case "step-finish":
+      return includeState ? event : { ...event, record: withoutSubRuns(event.record) };
+    case "run-finish": {
+      if (includeState) return event;
+      const { state: _state, ...result } = event.result;
+      const steps = result.steps.map(withoutSubRuns);
+      return { ...event, result: { ...result, steps } as typeof event.result };
+    }
+    default:
+      return event;
   }
-  if (event.type === "sub-run") return { ...event, event: withoutErrors(event.event) };
-  return event;
+}
+
+/** A step record without the paused sub-run states its calls hold (a state, maybe signed). */
+function withoutSubRuns(record: StepRecord): StepRecord {
+  if (!record.calls.some((call) => call.subRun !== undefined)) return record;
+  const calls = record.calls.map(({ subRun: _subRun, ...call }) => call);
+  return { ...record, calls };
 }
 
 /** The error frame's message: the user's text, or the default when it fails or is no string. */

@@ -117,10 +117,8 @@ describe.skipIf(skipReason !== "")(
       const ours = await aiSdkProvider.generate(request, {});
       expect(native.parts.length).toBeGreaterThan(0);
       expect(comparable(ours.parts)).toEqual(comparable(native.parts));
-      // @ai-sdk/openai reads a refusal as "content-filter"; tollgate's adapter keeps the wire's "stop".
-      expect(ours.finishReason).toBe(
-        file.includes("refusal") ? "content-filter" : native.finishReason,
-      );
+      // Both read a refusal as "content-filter" (the wire says "stop").
+      expect(ours.finishReason).toBe(native.finishReason);
       expect(ours.usage).toEqual(aiSdkUsage(kind, native.usage));
       expect(ours.raw).toEqual(recordingJson(file));
       expect(viaAISDK.requests).toHaveLength(1);

@@ -250,7 +250,7 @@ describe("sticky decisions: checks on resume", () => {
         { toolCalls: [sendTo("s1", "a@example.com")] },
         { toolCalls: [{ id: "w1", name: "wipe", args: {} }] },
       ],
-      { trustState: false, signingKey: "k".repeat(32) },
+      { trustState: false, signingKey: "k".repeat(32), allowReplay: true },
     );
     const first = await a.loop.run("go");
     const second = await a.make().resume(roundTrip(first.state), { s1: { approve: true } });

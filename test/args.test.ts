@@ -254,6 +254,7 @@ describe("checkArgs: a schema that answers garbage is the tool definition's faul
       ),
     ).toEqual({
       ok: true,
+      args: { n: "2" },
       parsed: { n: 2 },
     });
     expect(
@@ -280,6 +281,7 @@ describe("checkArgs: a schema that answers garbage is the tool definition's faul
       ),
     ).resolves.toEqual({
       ok: true,
+      args: {},
       parsed: 7,
     });
   });

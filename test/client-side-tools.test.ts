@@ -116,9 +116,14 @@ describe("a run pauses with needs_results", () => {
     expect(paused.status).toBe("needs_results");
     expect(ran).toEqual(["weather 1"]);
     const external = paused.external!;
-    // args in the model's form: the JSON it sent, checked (the default is the schema's output, not applied here)
+    // args in the model's form: the JSON it sent, completed with the schema's default, checked
     expect(external).toEqual([
-      { toolCallId: "g1", toolName: "get_location", args: {}, digest: expect.any(String) },
+      {
+        toolCallId: "g1",
+        toolName: "get_location",
+        args: { accuracy: "coarse" },
+        digest: expect.any(String),
+      },
     ]);
     expect(paused.pending).toBeUndefined();
     expect(paused.state.status).toBe("needs_results");
@@ -406,7 +411,10 @@ describe("approvals and results in the same step", () => {
 
 describe("across processes: trust, digests, signatures, stores", () => {
   it("a state by value (no trustState) resumes when every result entry carries its call's digest", async () => {
-    const { loop, make } = agent([locateTurn, { text: "ok" }], { trustState: false });
+    const { loop, make } = agent([locateTurn, { text: "ok" }], {
+      trustState: false,
+      allowReplay: true,
+    });
     const paused = await loop.run("go");
     const digest = paused.external![0]!.digest;
     await expect(make().resume(roundTrip(paused.state), { g1: { result: here } })).rejects.toThrow(
@@ -415,6 +423,7 @@ describe("across processes: trust, digests, signatures, stores", () => {
     const tampered = roundTrip(paused.state);
     const call = tampered.steps[0]!.calls[1]!;
     call.args = { accuracy: "fine" };
+    tampered.external![0]!.args = call.args; // the list is derived from the steps: kept in step
     await expect(make().resume(tampered, { g1: { result: here, digest } })).rejects.toThrow(
       /digest mismatch/,
     );
@@ -426,6 +435,7 @@ describe("across processes: trust, digests, signatures, stores", () => {
     const { loop, make } = agent([locateTurn, { text: "ok" }], {
       trustState: false,
       signingKey: "k",
+      allowReplay: true,
     });
     const paused = await loop.run("go");
     const changed = roundTrip(paused.state);
@@ -542,6 +552,8 @@ describe("property: random scripts, verdicts, decisions and results (JSON round 
             ...(store ? { store } : {}),
             ...(trust === "trustState" ? { trustState: true } : {}),
             ...(trust === "signingKey" ? { signingKey: "k" } : {}),
+            // A new loop per resume, by value, with no store: replays are this test's to refuse.
+            ...(trust === "signingKey" || trust === "digests" ? { allowReplay: true } : {}),
             policy: {
               decideToolCall: ({ call }) => {
                 const policy = plan.get(call.id)?.policy;

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { AgentLoop, type LoopEvent, toEventStream, tool } from "tollgate";
-import { EventStreamError, readEventStream } from "tollgate/event-stream";
+import { EventStreamError, readEventStream, type StreamedEvent } from "tollgate/event-stream";
 import { scriptedProvider } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -51,8 +51,8 @@ function deferred<T = void>() {
 }
 
 /** The events of a run as they arrive over HTTP. */
-async function readAll(path: string): Promise<LoopEvent[]> {
-  const events: LoopEvent[] = [];
+async function readAll(path: string): Promise<StreamedEvent[]> {
+  const events: StreamedEvent[] = [];
   for await (const event of readEventStream(await fetch(base + path))) events.push(event);
   return events;
 }
@@ -80,7 +80,8 @@ describe("toEventStream over HTTP", () => {
         seen.push(event);
       },
     });
-    routes.set("/same", () => toEventStream(loop.stream("Time in Lima?")));
+    // includeState: the frames carry the events whole (by default, without the run's state).
+    routes.set("/same", () => toEventStream(loop.stream("Time in Lima?"), { includeState: true }));
     const read = await readAll("/same");
     expect(read.map((event) => event.type)).toContain("text-delta");
     expect(read.at(-1)?.type).toBe("run-finish");
@@ -212,7 +213,7 @@ describe("toEventStream over HTTP", () => {
       if (text.includes(": keep-alive\n\n")) mayEnd.resolve();
     }
     expect(text).toContain("\n\n: keep-alive\n\n");
-    const events: LoopEvent[] = [];
+    const events: StreamedEvent[] = [];
     const replayed = new Response(text, { headers: { "content-type": "text/event-stream" } });
     for await (const event of readEventStream(replayed)) events.push(event);
     expect(events.at(-1)).toMatchObject({ type: "run-finish", status: "completed" });
@@ -265,7 +266,7 @@ describe("toEventStream in process", () => {
     };
     const text = await toEventStream(someEvents(toolError, nested)).text();
     expect(text).not.toContain("secret");
-    const events: LoopEvent[] = [];
+    const events: StreamedEvent[] = [];
     for await (const event of readEventStream(toEventStream(someEvents(toolError, nested)))) {
       events.push(event);
     }

@@ -63,6 +63,8 @@ const expectedOutput: Record<string, RegExp[]> = {
   ],
   "demo.ts": [
     /list_files \{\}\s+ALLOW \(by default\)/,
+    // `{}` is judged, and runs, as the default `{ path: "." }` resolved into the sandbox.
+    /ok +\[\{"name":"(notes|old-draft|todo)\.txt","bytes":\d+\},\{"name":"(notes|old-draft|todo)\.txt"/,
     /write_file \{"path":"summary\.txt".*ALLOW \(by default\)/,
     /read_file \{"path":"\.\.\/\.\.\/etc\/passwd"\}\s+BLOCK \(by hook:1: .* is outside the sandbox/,
     /read_file \{"path":"\/etc\/hosts"\}\s+BLOCK \(by hook:1: .* is outside the sandbox/,
@@ -107,7 +109,8 @@ const expectedOutput: Record<string, RegExp[]> = {
     /stopReason: the model tried to send an API key/,
   ],
   "client-side-tool.ts": [
-    /^paused: needs_results; the browser runs get_location \{\}$/m,
+    // The browser is handed the args completed with the schema's default, as every judge sees them.
+    /^paused: needs_results; the browser runs get_location \{"highAccuracy":false\}$/m,
     /^the browser answered get_location: \{"result":\{"latitude":59\.91,"longitude":10\.75,"accuracyM":30\}\}$/m,
     /^completed: It is 21 °C and clear where you are\.$/m,
     /^the browser answered get_location: \{"error":"the user denied access to their location"\}$/m,

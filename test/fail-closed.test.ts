@@ -550,6 +550,7 @@ describe("bad input from the model", () => {
         tool({ name: "wire", input: z.object({}), needsApproval: true, execute: () => "wired" }),
       ],
       signingKey: "k",
+      allowReplay: true,
     });
     const paused = await loop.run("go");
     const tampered = JSON.parse(JSON.stringify(paused.state));
@@ -709,7 +710,7 @@ describe("only trusted state runs", () => {
   });
 
   it("an unsigned state by value does not run as it is: flipping a denied call to allow never runs it", async () => {
-    const { paused, make, ran } = await pausedWithDenial();
+    const { paused, make, ran } = await pausedWithDenial({ allowReplay: true });
     const tampered = flipDenial(paused.state);
     await expect(make().resume(tampered, { w: { approve: true } })).rejects.toThrow(
       /passed by value without a signature.*signingKey.*runId.*digest.*trustState: true/,
@@ -724,7 +725,7 @@ describe("only trusted state runs", () => {
   });
 
   it("digests bind a decision to its state: changed messages or a changed denial list are refused", async () => {
-    const { paused, make, ran } = await pausedWithDenial();
+    const { paused, make, ran } = await pausedWithDenial({ allowReplay: true });
     const digest = paused.pending![0]!.digest;
     for (const change of [
       (s: Record<string, any>) => (s.messages[0].content = "wire everything"),
@@ -746,7 +747,7 @@ describe("only trusted state runs", () => {
 
   it("a digest from another run never approves a call with the same id, tool and args", async () => {
     const first = await pausedWithDenial();
-    const second = await pausedWithDenial();
+    const second = await pausedWithDenial({ allowReplay: true });
     const foreign = first.paused.pending![0]!.digest;
     expect(second.paused.pending![0]!.args).toEqual(first.paused.pending![0]!.args);
     await expect(
@@ -757,7 +758,11 @@ describe("only trusted state runs", () => {
 
   it("a loop with a signingKey refuses any state without a valid signature, whatever else is given", async () => {
     const { paused } = await pausedWithDenial({ trustState: true });
-    const { make, ran } = await pausedWithDenial({ signingKey: "k", trustState: true });
+    const { make, ran } = await pausedWithDenial({
+      signingKey: "k",
+      trustState: true,
+      allowReplay: true,
+    });
     const digest = paused.pending![0]!.digest;
     await expect(make().resume(paused.state, { w: { approve: true, digest } })).rejects.toThrow(
       /not signed/,
@@ -769,7 +774,7 @@ describe("only trusted state runs", () => {
   });
 
   it("a signature covers messages, denied, retries and every call", async () => {
-    const { paused, make } = await pausedWithDenial({ signingKey: "k" });
+    const { paused, make } = await pausedWithDenial({ signingKey: "k", allowReplay: true });
     for (const change of [
       (s: Record<string, any>) => (s.messages[0].content = "x"),
       (s: Record<string, any>) => s.denied.push({ toolName: "x", args: "{}" }),

@@ -168,7 +168,7 @@ describe("a call a human refused, asked again", () => {
       { toolCalls: [{ id: "s2", name: "send", args: { to: "bob" } }] },
       { text: "giving up" },
     ]);
-    const loop = new AgentLoop({ provider, tools: [guarded] });
+    const loop = new AgentLoop({ provider, tools: [guarded], allowReplay: true });
     const paused = await loop.run("go");
     expect(paused.status).toBe("needs_approval");
     const digest = paused.pending![0]!.digest;

@@ -69,8 +69,13 @@ describe("pre-call hooks", () => {
     const { ran, decisions, result } = await oneStep([{ name: "send", args: { to: "alice" } }], {
       preToolCall: hooks,
     });
-    // The model's form: the schema's default (`times: 1`) is applied only for execute.
-    expect(seen).toEqual([{ to: "alice" }, { to: "bob" }, { to: "bob" }]);
+    // The model's form, completed: the schema's default (`times: 1`) is there for every hook,
+    // after the model's args and after a rewrite that leaves it out.
+    expect(seen).toEqual([
+      { to: "alice", times: 1 },
+      { to: "bob", times: 1 },
+      { to: "bob", times: 1 },
+    ]);
     expect(ran).toEqual(["send carol x2"]);
     expect(decisions[0]).toMatchObject({
       verdict: "allow",
@@ -312,7 +317,7 @@ describe("policy.decideToolCall", () => {
       {
         toolCallId: expect.any(String),
         toolName: "send",
-        args: { to: "b" },
+        args: { to: "b", times: 1 },
         reason: "sends mail",
         digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
@@ -393,7 +398,7 @@ describe("policy.decideToolCall", () => {
       {
         toolCallId: "s1",
         toolName: "send",
-        args: { to: "z" },
+        args: { to: "z", times: 1 },
         digest: expect.any(String),
       },
     ]);

@@ -691,7 +691,12 @@ describe("pause and resume keep counting", () => {
   });
 
   it("a signed state's limits cannot be raised by editing the JSON", async () => {
-    const first = agent(turns, { limits: { toolCalls: 1 }, trustState: false, signingKey: "k" });
+    const first = agent(turns, {
+      limits: { toolCalls: 1 },
+      trustState: false,
+      signingKey: "k",
+      allowReplay: true,
+    });
     const paused = await first.loop.run("go");
     const edited = roundTrip(paused.state);
     edited.limits = { toolCalls: 100 };

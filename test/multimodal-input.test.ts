@@ -111,7 +111,8 @@ describe("multimodal input through the loop", () => {
       needsApproval: true,
       execute: () => "sent",
     });
-    const make = () => new AgentLoop({ provider, tools: [send], signingKey: "k".repeat(32) });
+    const make = () =>
+      new AgentLoop({ provider, tools: [send], signingKey: "k".repeat(32), allowReplay: true });
     const paused = await make().run([photoMessage()]);
     const state = roundTrip(paused.state);
     expect((await make().resume(state, { s1: { approve: true } })).status).toBe("completed");

@@ -118,13 +118,15 @@ describe("trust: a loop with a signingKey", () => {
     const paused = await pausedMail();
     await refused(
       paused,
-      paused.make({ signingKey: "k" }).resume(copy(paused.state), { s1: { approve: true } }),
+      paused
+        .make({ signingKey: "k", allowReplay: true })
+        .resume(copy(paused.state), { s1: { approve: true } }),
       "the state is not signed, and this loop (it has a signingKey) only resumes signed states",
     );
   });
 
   it("refuses a signature that is not 64 hex digits, before comparing it", async () => {
-    const paused = await pausedMail({ signingKey: "k" });
+    const paused = await pausedMail({ signingKey: "k", allowReplay: true });
     const good = paused.state.signature!;
     // An array holding the right signature reads as it in a regular expression: it is still no signature.
     const wrong = [`f${good}`, `${good}f`, good.slice(1), good.toUpperCase(), 42, [good]];
@@ -139,7 +141,7 @@ describe("trust: a loop with a signingKey", () => {
   });
 
   it("refuses a signature made with another key or over other content", async () => {
-    const paused = await pausedMail({ signingKey: "k" });
+    const paused = await pausedMail({ signingKey: "k", allowReplay: true });
     const message =
       "the state's signature does not match: it was changed after it was written, or signed with another key";
     await refused(
@@ -153,7 +155,7 @@ describe("trust: a loop with a signingKey", () => {
   });
 
   it("a loop without the key refuses a signed state", async () => {
-    const paused = await pausedMail({ signingKey: "k" });
+    const paused = await pausedMail({ signingKey: "k", allowReplay: true });
     await refused(
       paused,
       paused.make({ signingKey: undefined }).resume(copy(paused.state), { s1: { approve: true } }),
@@ -162,7 +164,7 @@ describe("trust: a loop with a signingKey", () => {
   });
 
   it("a valid signature is enough: no digests, no trustState", async () => {
-    const paused = await pausedMail({ signingKey: "k" });
+    const paused = await pausedMail({ signingKey: "k", allowReplay: true });
     const result = await paused.make().resume(copy(paused.state), { s1: { approve: true } });
     expect(result.status).toBe("completed");
     expect(paused.ran).toEqual(["send bob@example.com"]);
@@ -216,7 +218,7 @@ describe("trust: digests, for a state passed by value", () => {
   });
 
   it("every decision with its pending call's digest resumes the state", async () => {
-    const paused = await pausedMail();
+    const paused = await pausedMail({ allowReplay: true });
     const [pending] = paused.result.pending!;
     const result = await paused
       .make()
@@ -226,7 +228,7 @@ describe("trust: digests, for a state passed by value", () => {
   });
 
   it("a digest of another call or state does not approve", async () => {
-    const paused = await pausedMail();
+    const paused = await pausedMail({ allowReplay: true });
     await refused(
       paused,
       paused.make().resume(copy(paused.state), { s1: { approve: true, digest: HEX } }),
@@ -238,13 +240,15 @@ describe("trust: digests, for a state passed by value", () => {
     const { checkpoints, agent } = await crashedRun();
     await refused(
       agent,
-      agent.make().resume(checkpoints.chargeStarted, { c1: { approve: true, digest: HEX } }),
+      agent
+        .make({ allowReplay: true })
+        .resume(checkpoints.chargeStarted, { c1: { approve: true, digest: HEX } }),
       'a state passed by value resumes by digests only when it is paused (this one is "running"); resume it from the store by its runId',
     );
   });
 
   it("in digest mode only pending calls may lack a result: an allowed call without one is damage", async () => {
-    const paused = await pausedMail();
+    const paused = await pausedMail({ allowReplay: true });
     const damaged = copy(paused.state);
     delete openCalls(damaged)[0]!.result;
     // n1 comes first: it is refused before the digest of s1 is even compared.
@@ -655,6 +659,7 @@ describe("edited and stored args", () => {
     const paused = await pausedMail({ trustState: true });
     const state = copy(paused.state);
     openCalls(state)[1]!.args = { to: "bob" };
+    state.pending![0]!.args = { to: "bob" }; // edited to match: pending is derived from the steps
     const message = await refusal(paused.make().resume(state, { s1: { approve: true } }));
     expect(message).toMatch(/^the stored args of call s1 are not valid: to: /);
     expect(paused.ran).toEqual([]);
@@ -901,7 +906,7 @@ describe('a "running" checkpoint (a crash while tools ran)', () => {
   it("a signed checkpoint resumes by value on a loop with the key, without digests", async () => {
     const { checkpoints, agent } = await crashedRun({ signingKey: "k" });
     expect(checkpoints.chargeStarted.signature).toMatch(/^[0-9a-f]{64}$/);
-    const result = await agent.make().resume(checkpoints.chargeStarted);
+    const result = await agent.make({ allowReplay: true }).resume(checkpoints.chargeStarted);
     expect(result.status).toBe("completed");
     expect(agent.ran).toEqual(["lookup invoice"]);
   });
@@ -950,7 +955,7 @@ describe("what a resume records and emits", () => {
       reason: "wrong person",
     });
     expect(result.state.denied).toStrictEqual([
-      { toolName: "send", args: '{"to":"bob@example.com"}', reason: "wrong person" },
+      { toolName: "send", args: '{"body":"","to":"bob@example.com"}', reason: "wrong person" },
     ]);
     const [decision] = ofType(paused.events, "tool-decision");
     expect(decision).toMatchObject({
@@ -976,7 +981,7 @@ describe("what a resume records and emits", () => {
     expect(record).toMatchObject({ verdict: "deny", by: "approval" });
     expect("reason" in record).toBe(false);
     expect(result.state.denied).toStrictEqual([
-      { toolName: "send", args: '{"to":"bob@example.com"}' },
+      { toolName: "send", args: '{"body":"","to":"bob@example.com"}' },
     ]);
     const [decision] = ofType(paused.events, "tool-decision");
     expect(decision).not.toHaveProperty("reason");

@@ -85,6 +85,9 @@ describe("resume properties", () => {
             ...(store ? { store } : {}),
             ...(trust === "trustState" ? { trustState: true } : {}),
             ...(trust === "signingKey" ? { signingKey: "k" } : {}),
+            // By value without a store (digests or a key), a new loop per resume must opt in;
+            // it is replayed across loops only with a store, below.
+            ...(!store && trust !== "trustState" ? { allowReplay: true } : {}),
             policy: {
               decideToolCall: ({ call }) => {
                 const approval = plan.get(call.id)?.approval;

@@ -150,7 +150,7 @@ describe("pause and resume", () => {
       isError: true,
     });
     expect(resumed.state.denied).toEqual([
-      { toolName: "send", args: '{"to":"bob@example.com"}', reason: "wrong person" },
+      { toolName: "send", args: '{"body":"","to":"bob@example.com"}', reason: "wrong person" },
     ]);
   });
 
@@ -166,12 +166,13 @@ describe("pause and resume", () => {
       toolName: "send",
       output: "sent to carol@example.com",
       isError: false,
-      editedArgs: { to: "carol@example.com" },
+      // The edit leaves `body` out: it is completed with the schema's default, as a model's args are.
+      editedArgs: { to: "carol@example.com", body: "" },
     });
     expect(resumed.steps[0]!.calls[1]).toMatchObject({
       by: "approval",
-      args: { to: "carol@example.com" },
-      editedFrom: { to: "bob@example.com" },
+      args: { to: "carol@example.com", body: "" },
+      editedFrom: { to: "bob@example.com", body: "" },
     });
     expect(resumed.messages[1]).toMatchObject({
       parts: [{}, { args: '{"to":"bob@example.com"}' }],
@@ -308,6 +309,7 @@ describe("resume rejects what does not fit, and runs nothing", () => {
     const tampered = roundTrip(result.state);
     const call = tampered.steps[0]!.calls[1]!;
     call.args = { to: "mallory@example.com" };
+    tampered.pending![0]!.args = call.args; // pending is derived from the steps: kept in step
     const error = await agent
       .make()
       .resume(tampered, { s1: { approve: true, digest } })
@@ -320,7 +322,7 @@ describe("resume rejects what does not fit, and runs nothing", () => {
   });
 
   it("a tampered signed state, an unsigned state for a signing loop, a signed state for a loop without the key", async () => {
-    const { agent, result } = await paused({ signingKey: "s3cret" });
+    const { agent, result } = await paused({ signingKey: "s3cret", allowReplay: true });
     expect(result.state.signature).toMatch(/^[0-9a-f]{64}$/);
     const tampered = roundTrip(result.state);
     (tampered.steps[0]!.calls[1]!.args as { to: string }).to = "mallory@example.com";

@@ -202,7 +202,7 @@ describe('output, mode "tool" (the default for a provider without native output)
         ],
       },
     ]);
-    const loop = new AgentLoop({ provider, tools: [risky], output: City });
+    const loop = new AgentLoop({ provider, tools: [risky], output: City, allowReplay: true });
     const paused = await loop.run("go");
     expect(paused.status).toBe("needs_approval");
     if (paused.status !== "needs_approval") throw new Error("unreachable");

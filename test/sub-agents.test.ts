@@ -482,8 +482,11 @@ describe("misconfiguration fails closed", () => {
 });
 
 describe("a sub-agent that pauses pauses its parent", () => {
-  async function pausedTop(options: Partial<AgentLoopOptions> = {}) {
-    const sub = writer();
+  async function pausedTop(
+    options: Partial<AgentLoopOptions> = {},
+    subOptions: Partial<AgentLoopOptions> = {},
+  ) {
+    const sub = writer(subOptions);
     const top = parent(
       [sub.loop.asTool({ name: "writer", description: "w" })],
       [call("p1", "a.txt")],
@@ -563,7 +566,7 @@ describe("a sub-agent that pauses pauses its parent", () => {
   });
 
   it("by value without a signature, decisions carry the digests of pending; a digest not for this state is refused, nothing runs", async () => {
-    const { sub, top, paused } = await pausedTop();
+    const { sub, top, paused } = await pausedTop({ allowReplay: true });
     const digest = paused.pending![0]!.digest;
     const nested = paused.state.steps[0]!.calls[0]!.subRun as unknown as RunState;
     const ownDigest = nested.pending![0]!.digest; // the sub-run's own: bound to its state only
@@ -580,7 +583,7 @@ describe("a sub-agent that pauses pauses its parent", () => {
   });
 
   it("signed with the parent's key, a changed nested state is refused; nothing runs", async () => {
-    const { sub, top, paused } = await pausedTop({ signingKey: "k" });
+    const { sub, top, paused } = await pausedTop({ signingKey: "k", allowReplay: true });
     expect(paused.state.signature).toMatch(/^[0-9a-f]{64}$/);
     const tampered = JSON.parse(JSON.stringify(paused.state));
     tampered.steps[0].calls[0].subRun.steps[0].calls[0].args = { path: "/etc/passwd" };
@@ -592,7 +595,8 @@ describe("a sub-agent that pauses pauses its parent", () => {
   });
 
   it("a sub-agent with its own signingKey signs its state; the parent's resume checks that too", async () => {
-    const sub = writer({ signingKey: "sub-key" });
+    // A sub-agent's states are claimed by its parent's resume: replay is the parent's to refuse.
+    const sub = writer({ signingKey: "sub-key", allowReplay: true });
     const top = parent([sub.loop.asTool({ name: "writer", description: "w" })], [call("p1", "a")], {
       trustState: true,
     });
@@ -600,6 +604,7 @@ describe("a sub-agent that pauses pauses its parent", () => {
     const tampered = JSON.parse(JSON.stringify(paused.state));
     expect(tampered.steps[0].calls[0].subRun.signature).toMatch(/^[0-9a-f]{64}$/);
     tampered.steps[0].calls[0].subRun.steps[0].calls[0].args = { path: "evil" };
+    tampered.pending[0].args = { path: "evil" }; // the parent's list, derived from the steps, kept in step
     const error = await rejection(top.resume(tampered, { w1: { approve: true } }));
     expect((error as Error).message).toMatch(
       /in the sub-run of call p1 \(writer\): the state's signature does not match/,
@@ -740,7 +745,7 @@ describe("a sub-agent that pauses pauses its parent", () => {
   });
 
   it("the nested state cannot be resumed on its own, around its parent", async () => {
-    const { sub, paused } = await pausedTop();
+    const { sub, paused } = await pausedTop({}, { allowReplay: true });
     const nested = paused.state.steps[0]!.calls[0]!.subRun as unknown as RunState;
     const error = await rejection(
       sub.loop.resume(nested, { w1: { approve: true, digest: nested.pending![0]!.digest } }),
@@ -776,6 +781,7 @@ describe("a sub-agent that pauses pauses its parent", () => {
     const top = parent(
       [fresh.loop.asTool({ name: "writer", description: "w" })],
       [call("p1", "a.txt")],
+      { allowReplay: true },
     );
     const decisions = Object.fromEntries(
       pending.map((p) => [p.toolCallId, { approve: true as const, digest: p.digest }]),
@@ -960,6 +966,7 @@ describe("property: nested runs never run a tool without ALLOW", () => {
       tools: [plain("p_a"), agent],
       policy: policyOf(scenario.parent),
       deps: { key: "" },
+      allowReplay: true, // a new loop per resume, trusting digests, with no store
       onEvent: (event) => {
         if (event.type === "sub-run" && event.event.type === "run-finish") {
           seen.subResults.push(event.event.result);

@@ -13,7 +13,7 @@ const findUser = defineTool({
   name: "find_user",
   input: z.object({ id: z.string(), loud: z.boolean().default(false) }),
   needsApproval: (args, { deps }) => {
-    expectTypeOf(args).toEqualTypeOf<{ id: string; loud?: boolean | undefined }>();
+    expectTypeOf(args).toEqualTypeOf<{ id: string; loud: boolean }>(); // the gate fills defaults in
     return !deps.users.has(args.id);
   },
   execute: ({ id, loud }, { deps }) => {
@@ -64,7 +64,7 @@ describe("tool.withDeps", () => {
     });
     const result = await loop.run("who is 9?");
     expect(result.status).toBe("needs_approval");
-    expect(result.pending?.map((p) => p.args)).toEqual([{ id: "9" }]);
+    expect(result.pending?.map((p) => p.args)).toEqual([{ id: "9", loud: false }]); // completed with the default
     expect(deps.log).toEqual([]);
   });
 });

@@ -125,11 +125,7 @@ describe("tool()", () => {
       },
     });
     expectTypeOf(t).toEqualTypeOf<
-      Tool<
-        { db: string },
-        { city: string; days: number },
-        { city: string; days?: number | undefined }
-      >
+      Tool<{ db: string }, { city: string; days: number }, { city: string; days: number }>
     >();
   });
 });
@@ -420,13 +416,13 @@ describe("tool() rejects options it does not know", () => {
 });
 
 describe("needsApproval", () => {
-  it("gets the args in the model's form (the schema's input side); execute gets the output", async () => {
+  it("gets the args in the model's form, completed with their defaults; execute gets the output", async () => {
     const seen: unknown[] = [];
     const t = tool({
       name: "count",
       input: z.object({ n: z.string().transform((s) => s.length), unit: z.string().default("m") }),
       needsApproval: (args) => {
-        expectTypeOf(args).toEqualTypeOf<{ n: string; unit?: string | undefined }>();
+        expectTypeOf(args).toEqualTypeOf<{ n: string; unit: string }>();
         seen.push(args);
         return false;
       },
@@ -437,10 +433,13 @@ describe("needsApproval", () => {
       },
     });
     expectTypeOf(t).toEqualTypeOf<
-      Tool<unknown, { n: number; unit: string }, { n: string; unit?: string | undefined }>
+      Tool<unknown, { n: number; unit: string }, { n: string; unit: string }>
     >();
     expect(await runCalls(t, ['{"n":"abc"}'])).toEqual([{ output: 3, isError: false }]);
-    expect(seen).toEqual([{ n: "abc" }, { n: 3, unit: "m" }]);
+    expect(seen).toEqual([
+      { n: "abc", unit: "m" },
+      { n: 3, unit: "m" },
+    ]);
   });
 });
 

@@ -1,7 +1,21 @@
-import type { LoopEvent } from "tollgate";
+import type { LoopEvent, RunResult, RunState } from "tollgate";
 import { isEventType } from "../event-names.js";
 import { readSSE, type SSEEvent } from "../http/sse.js";
 import { FRAME } from "../util/event-frames.js";
+
+/**
+ * A run's event as `toEventStream` sends it: `run-finish`'s `result.state` (and a step
+ * record's paused sub-run state) is there only when the server asked for it
+ * (`includeState: true`); by default the states stay on the server.
+ */
+export type StreamedEvent = LoopEvent extends infer E
+  ? E extends { type: "run-finish" }
+    ? Omit<E, "result"> & { result: WithoutState<RunResult> }
+    : E
+  : never;
+
+/** A `RunResult` of any status, whose `state` a frame may leave out. */
+type WithoutState<R> = R extends unknown ? Omit<R, "state"> & { state?: RunState } : never;
 
 /**
  * The event stream could not be read: the server answered no event stream, a frame was
@@ -36,7 +50,7 @@ export class EventStreamError extends Error {
  */
 export async function* readEventStream(
   source: Response | ReadableStream<Uint8Array>,
-): AsyncGenerator<LoopEvent> {
+): AsyncGenerator<StreamedEvent> {
   const body = await bodyOf(source);
   const frames = readSSE(body);
   try {
@@ -151,7 +165,7 @@ function unlocked(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> 
 }
 
 /** One event frame, checked: JSON data of an object whose `type` is the frame's `event:`. */
-function parseEvent(frame: SSEEvent): LoopEvent {
+function parseEvent(frame: SSEEvent): StreamedEvent {
   const where = `frame ${frame.id ?? "without an id"}`;
   if (frame.event === undefined) throw new EventStreamError(`${where} has no event: line`);
   let event: unknown;
@@ -173,7 +187,7 @@ function parseEvent(frame: SSEEvent): LoopEvent {
       `${where} (${frame.event}): its data is not a ${frame.event} event (an object with its type and runId)`,
     );
   }
-  return event as LoopEvent;
+  return event as StreamedEvent;
 }
 
 function serverMessage(frame: SSEEvent): string {

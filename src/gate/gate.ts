@@ -109,7 +109,8 @@ function repaired<Deps>(
     if (args === undefined) return invalid;
     return andThen(checkArgs(tool, args), (checked) => {
       if (!checked.ok) return invalid;
-      return andThen(dispatch(request, tool, { args, parsed: checked.parsed }, 0), (outcome) => {
+      const chain = { args: checked.args, parsed: checked.parsed };
+      return andThen(dispatch(request, tool, chain, 0), (outcome) => {
         if ("call" in outcome) outcome.repaired = true;
         return outcome;
       });
@@ -298,7 +299,7 @@ function applyVerdict<Deps>(
   if (!rewritten.ok) throw rejected(`that are not JSON args: ${rewritten.message}`);
   return andThen(checkArgs(tool, rewritten.args), (checked) => {
     if (!checked.ok) throw rejected(`its schema rejects: ${checked.message}`);
-    chain.args = rewritten.args;
+    chain.args = checked.args;
     chain.parsed = checked.parsed;
     return undefined;
   });

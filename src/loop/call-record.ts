@@ -155,6 +155,23 @@ export function stopped<Deps>(
   write(open).record = record;
 }
 
+/**
+ * A call of a response the provider cut (finish reason `length` or `content-filter`): it may
+ * be incomplete, so it never reaches the gate and never runs. It is invalid by the loop's own
+ * rule (`by: "default"`), with an error result that says so.
+ */
+export function cutShort<Deps>(
+  open: OpenCall<Deps>,
+  finishReason: "length" | "content-filter",
+  format: FormatToolError = asIs,
+): void {
+  const record = recordWith(open.record, "invalid", "default");
+  record.reason = `the response was cut (finish reason "${finishReason}") before the model finished it, so the call may be incomplete`;
+  const message = `not run: ${record.reason}. Call the tool again if it is still needed${finishReason === "length" ? ", with a shorter answer" : ""}.`;
+  record.result = failed(record, "invalid", message, format);
+  write(open).record = record;
+}
+
 /** The call's tool is about to run: checkpoints written from now on mark it started. */
 export function started<Deps>(open: OpenCall<Deps>): void {
   const record = recordWith(open.record, open.record.verdict, open.record.by);

@@ -1,4 +1,4 @@
-import { PolicyError } from "../errors.js";
+import { ModelRefusalError, PolicyError } from "../errors.js";
 import { textOf } from "../messages.js";
 import { readFinalText } from "../output/final-answer.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
@@ -50,6 +50,19 @@ export function outputOfCalls<Deps>(
   if (!outputTool) return undefined;
   const final = succeeded.find(({ open }) => open.tool === outputTool);
   return final && { value: final.raw };
+}
+
+/**
+ * With structured output, a refused response (finish reason `content-filter`: a content
+ * filter, or the provider's refusal field) is not an answer: the run ends with
+ * `ModelRefusalError`, carrying what the model said, without a re-prompt and before any of the
+ * response's calls is gated. Without structured output a refusal is the run's text, as it is.
+ */
+export function throwIfRefused<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): void {
+  const { finishReason, parts } = step.response;
+  if (!run.output || finishReason !== "content-filter") return;
+  const said = textOf({ role: "assistant", parts });
+  throw new ModelRefusalError(finishReason, step.index, said === "" ? undefined : said);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { gate } from "../gate/gate.js";
 import type { ToolCall, ToolCallPart } from "../messages.js";
+import type { FinishReason } from "../provider.js";
 import { canonicalJson } from "../state/digest.js";
 import type { DeniedCall } from "../state/run-state.js";
 import type { DecidedBy } from "../step-record.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
-import { arrived, decided, notRun, type OpenCall, stopped } from "./call-record.js";
+import { arrived, cutShort, decided, notRun, type OpenCall, stopped } from "./call-record.js";
 import { errorText } from "./error-text.js";
 import type { OpenStep } from "./open-step.js";
 import type { ToolsOfStep } from "./prepare-step.js";
@@ -16,8 +17,10 @@ import { toolContext } from "./tool-context.js";
 /**
  * Phase one of a step: every call the model asked for through the gate, in call order, one
  * after the other. Once a hook stops the run, the calls after it are not gated, and no call of
- * the step runs. Ends with the results of the calls that will not run. Returns the stop, if any;
- * synchronous while the gate is.
+ * the step runs. A response the provider cut (`length`, `content-filter`) runs none of its calls:
+ * each callable one is invalid ("not run: the response was cut"), counted as one failure of
+ * each tool it names, and the run goes on. Ends with the results of the calls that will not run. Returns the
+ * stop, if any; synchronous while the gate is.
  */
 export function gateCalls<Deps>(
   run: RunContext<Deps>,
@@ -51,6 +54,8 @@ function gateFrom<Deps>(
   stop: Stop | undefined,
 ): MaybePromise<Stop | undefined> {
   const format = errorText(run.options.formatToolError);
+  const cut = cutBy(step.response.finishReason);
+  const cutTools = cut ? new Set<string>() : undefined;
   for (; index < parts.length; index++) {
     const part = parts[index]!;
     const open = arrived(part, tools.find(part.name));
@@ -63,6 +68,14 @@ function gateFrom<Deps>(
     if (stop) {
       stopped(open, stop);
       judged(run, step, open);
+      continue;
+    }
+    if (cut && open.tool && tools.callableNames.includes(part.name)) {
+      // A cut response's call may be incomplete: it does not reach the gate, and never runs.
+      // The cut is the response's failure, so it counts once per tool, however many calls.
+      cutShort(open, cut, format);
+      judged(run, step, open, !cutTools!.has(part.name));
+      cutTools!.add(part.name);
       continue;
     }
     const outcome = gate({
@@ -95,14 +108,23 @@ function gateFrom<Deps>(
   return stop;
 }
 
+/**
+ * The finish reason that cut a response short (`length`, `content-filter`), if it was cut: its
+ * calls may be incomplete, so none runs. A call to a tool that is not callable still gets the
+ * gate's "not available" answer.
+ */
+const cutBy = (reason: FinishReason) =>
+  reason === "length" || reason === "content-filter" ? reason : undefined;
+
 /** After a call's verdict: its event, its failure counted; the stop, when it stopped the run. */
 function judged<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
   open: OpenCall<Deps>,
+  counts = true,
 ): Stop | undefined {
   if (run.listening()) run.emit(decisionEvent(run, step.index, open));
-  countFailure(run, open);
+  if (counts) countFailure(run, open);
   const { verdict, by, reason } = open.record;
   if (verdict !== "stop") return undefined;
   return reason === undefined ? { by } : { by, reason };

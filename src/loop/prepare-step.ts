@@ -1,4 +1,4 @@
-import { PolicyError, UnknownToolError } from "../errors.js";
+import { DuplicateToolError, PolicyError, UnknownToolError } from "../errors.js";
 import type { Message, ToolSpec } from "../messages.js";
 import type { ModelRequest } from "../provider.js";
 import type { StepRecord } from "../step-record.js";
@@ -39,13 +39,7 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
   const prepared = callPolicy(
     "prepareStep",
     undefined,
-    () =>
-      prepareStep.call(policy, {
-        stepIndex: run.steps.length,
-        executed: run.executed.slice(),
-        tools,
-        ...transcriptCopies(run),
-      }),
+    () => prepareStep.call(policy, stepArgs(run)),
     readPrepared<Deps>,
   );
   return andThen(prepared, (answer) => {
@@ -54,14 +48,17 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
     const offered =
       answer.tools === undefined && answer.callable === undefined && answer.toolChoice === undefined
         ? { ...everyTool(run) }
-        : toolsOf(tools, { ...answer, tools: answer.tools ?? [...tools] });
+        : toolsOf(tools, { ...answer, tools: answer.tools ?? [...tools] }, run.steps.length);
     if (answer.steering) offered.steering = answer.steering;
     return offered;
   });
 }
 
-/** The run's messages and steps for `prepareStep`: copies, made only when it reads them. */
-function transcriptCopies<Deps>(run: RunContext<Deps>) {
+/**
+ * What `prepareStep` gets; the run's messages and steps are copies, made only when it reads
+ * them (getters on this object: a spread would call them, and copy the transcript every step).
+ */
+function stepArgs<Deps>(run: RunContext<Deps>) {
   // Records and messages are never changed once appended: the lists as they are now, copied
   // deeply only when read.
   const messagesNow = run.messages.slice();
@@ -69,6 +66,9 @@ function transcriptCopies<Deps>(run: RunContext<Deps>) {
   let messages: Message[] | undefined;
   let steps: StepRecord[] | undefined;
   return {
+    stepIndex: run.steps.length,
+    executed: run.executed.slice(),
+    tools: run.options.tools,
     get messages() {
       messages ??= structuredClone(messagesNow);
       return messages;
@@ -176,6 +176,7 @@ function isToolChoice(choice: unknown): boolean {
 function toolsOf<Deps>(
   all: Toolset<Deps>,
   step: Omit<PreparedAnswer<Deps>, "tools"> & { tools: readonly (Tool<Deps> | string)[] },
+  stepIndex: number,
 ): ToolsOfStep<Deps> {
   const shown = step.tools.map((entry: Tool<Deps> | string) => {
     // A name must be in the loop's toolset; a tool object may be new (an MCP server's tool
@@ -193,14 +194,7 @@ function toolsOf<Deps>(
     return entry;
   });
   const shownByName = new Map(shown.map((tool) => [tool.name, tool]));
-  if (shownByName.size < shown.length) {
-    const twice = shown.find((tool, i) => shown.findIndex((t) => t.name === tool.name) !== i)!;
-    throw new PolicyError(
-      `prepareStep named tool "${twice.name}" twice`,
-      "prepareStep",
-      twice.name,
-    );
-  }
+  if (shownByName.size < shown.length) throw duplicateOf(shown, all, stepIndex);
   const callable = step.callable === undefined ? shownByName : new Map<string, Tool<Deps>>();
   for (const name of step.callable ?? []) {
     const tool = shownByName.get(name);
@@ -221,6 +215,40 @@ function toolsOf<Deps>(
   };
   if (choice !== undefined) offered.toolChoice = choice;
   return offered;
+}
+
+/**
+ * The `DuplicateToolError` for a step whose tools name one tool twice, saying which is the
+ * loop's own: a name means one tool in a step, or a call could reach another than the model meant.
+ */
+function duplicateOf<Deps>(
+  shown: readonly Tool<Deps>[],
+  all: Toolset<Deps>,
+  stepIndex: number,
+): DuplicateToolError {
+  const name = firstRepeated(shown.map((tool) => tool.name))!;
+  const both = shown.filter((tool) => tool.name === name);
+  const loops = both.filter((tool) => tool === all.find(name)).length;
+  const which =
+    loops === both.length
+      ? `the loop's tool "${name}" ${both.length === 2 ? "twice" : `${both.length} times`}`
+      : loops > 0
+        ? `the loop's tool "${name}" and another tool of that name`
+        : `${both.length} tools named "${name}", none of them the loop's`;
+  return new DuplicateToolError(
+    name,
+    `step ${stepIndex}: prepareStep shows ${which}; a name may appear once in a step: show one of them (or give an MCP server a prefix)`,
+  );
+}
+
+/** The first name that appears a second time in `names`, if any. */
+function firstRepeated(names: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }
 
 /** Whether a value has what the loop needs of a tool (as `tool()` builds it). */

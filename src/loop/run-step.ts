@@ -3,7 +3,13 @@ import { isPromise } from "../util/maybe-promise.js";
 import { callModel } from "./call-model.js";
 import { endsRun } from "./ends-run.js";
 import { executeCalls } from "./execute-calls.js";
-import { completeWith, outputOfCalls, outputOfText, withOutputTool } from "./final-answer.js";
+import {
+  completeWith,
+  outputOfCalls,
+  outputOfText,
+  throwIfRefused,
+  withOutputTool,
+} from "./final-answer.js";
 import { finishStep, type StepOutcome } from "./finish-step.js";
 import { gateCalls } from "./gate-calls.js";
 import { limitOfStep } from "./limit-checks.js";
@@ -12,9 +18,10 @@ import { prepareStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 
 /**
- * One step, as the contract reads: prepare the step's tools → call the model → gate every call
- * (in call order) → execute the allowed ones (a usage limit may stop them, and then ends the
- * run) → ask whether a result ends the run → finish the step. A resumed run's first step is `resumeStep` instead.
+ * One step, as the contract reads: prepare the step's tools → call the model (a refusal ends a
+ * run with structured output) → gate every call (in call order) → execute the allowed ones (a
+ * usage limit may stop them, and then ends the run) → ask whether a result ends the run →
+ * finish the step. A resumed run's first step is `resumeStep` instead.
  */
 export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome> {
   const index = run.steps.length;
@@ -36,6 +43,7 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
   }
   const response = await callModel(run, index, tools);
   const step = openStep(run, index, started, tools, response);
+  throwIfRefused(run, step);
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   if (parts.length === 0) {
     const completed = finishStep(run, step);

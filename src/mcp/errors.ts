@@ -1,4 +1,4 @@
-import { TollgateError } from "tollgate";
+import { DuplicateToolError, TollgateError } from "tollgate";
 
 /**
  * An MCP server answered a call with `isError: true`. Thrown by the tool's `execute`, so the
@@ -20,5 +20,9 @@ export class McpToolError extends TollgateError {
  */
 export class McpConnectionError extends TollgateError {}
 
-/** Two MCP tools map to the same tollgate name (after the prefix and the name mapping). */
-export class McpToolNameError extends TollgateError {}
+/**
+ * An MCP tool's name is taken: two tools of one server map to one tollgate name (after the
+ * prefix and the name mapping), or a server's new listing has the name of another tool of the
+ * loop (a local tool, or another server's). A `DuplicateToolError` whose message names both.
+ */
+export class McpToolNameError extends DuplicateToolError {}

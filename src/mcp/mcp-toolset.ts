@@ -5,7 +5,15 @@ import { checkKeys, shownValue } from "../util/option-keys.js";
 import { connect, type McpSource } from "./connect.js";
 import { McpConnectionError, McpToolNameError } from "./errors.js";
 import { type McpToolInfo, mcpTool } from "./mcp-tool.js";
-import { checkPrefix, mappedName } from "./names.js";
+import {
+  checkPrefix,
+  describeTool,
+  type McpOrigin,
+  mappedName,
+  mcpNameOf,
+  noteOrigin,
+  originOf,
+} from "./names.js";
 
 /** Options of `mcpTools`. */
 export interface McpToolsOptions {
@@ -42,8 +50,9 @@ export type McpToolset = Toolset & {
   /**
    * A `LoopPolicy.prepareStep` that shows the loop's other tools and this server's current
    * ones: tools the server added since are offered from the next step on, removed ones are
-   * not. A failed refresh, or a closed connection, rejects the step (fail closed). Call it from your own `prepareStep`
-   * to combine both.
+   * not. A failed refresh, a closed connection, or a new tool whose name another tool of the
+   * loop has (`McpToolNameError`: the server never takes a name) rejects the step (fail
+   * closed). Call it from your own `prepareStep` to combine both.
    */
   prepareStep(args: { tools: Toolset<any> }): Promise<Tool<any>[]>;
   /**
@@ -89,6 +98,7 @@ export async function mcpTools(
     throw new TypeError("mcpTools(): onToolsChanged must be a function");
   }
   const { client, owned } = await connect(source, timeoutMs);
+  const origin: McpOrigin = { label: serverLabel(client) };
   let closedWhy: string | undefined;
   // onclose may be replaced later by the owner of a Client passed in: `transport` tells too.
   const whenClosed = () =>
@@ -105,7 +115,7 @@ export async function mcpTools(
     const chosen = listed.filter(
       (info) => (!include || include.includes(info.name)) && !exclude?.includes(info.name),
     );
-    return toolsetOf(client, chosen, prefix, timeoutMs, whenClosed);
+    return toolsetOf(client, chosen, { prefix, timeoutMs, closed: whenClosed, origin });
   };
   let current: Toolset;
   try {
@@ -117,7 +127,6 @@ export async function mcpTools(
     if (owned) await client.close().catch(() => {});
     throw error;
   }
-  const ours = new Set(current.names());
   // Settles (never rejects) when the latest refresh has: prepareStep waits for it.
   let pending: Promise<void> | undefined;
   let refreshError: unknown;
@@ -125,7 +134,6 @@ export async function mcpTools(
     const run = build(false).then(
       (tools) => {
         current = tools;
-        for (const name of tools.names()) ours.add(name);
         refreshError = undefined;
         try {
           onToolsChanged?.(tools);
@@ -176,13 +184,11 @@ export async function mcpTools(
       const why = whenClosed();
       if (why !== undefined) throw new McpConnectionError(why);
       if (refreshError !== undefined) throw refreshError;
-      const others = [...tools].filter((tool) => !ours.has(tool.name));
+      // This server's tools (as listed before, or copies of them) make way for its current ones;
+      // any other tool keeps its name, so a name the server takes from it is a clash.
+      const others = [...tools].filter((tool) => originOf(tool) !== origin);
       const clash = others.find((tool) => current.find(tool.name));
-      if (clash) {
-        throw new McpToolNameError(
-          `the MCP server now lists a tool named "${clash.name}", which another tool of the loop already has`,
-        );
-      }
+      if (clash) throw nameTaken(origin, current.get(clash.name), clash);
       return [...others, ...current];
     },
   });
@@ -190,6 +196,23 @@ export async function mcpTools(
     Object.defineProperty(set, Symbol.asyncDispose, { value: close });
   }
   return set;
+}
+
+/** The server as errors name it: `MCP server "name"` from its `serverInfo`. */
+function serverLabel(client: Client): string {
+  const name = client.getServerVersion()?.name;
+  return typeof name === "string" && name !== ""
+    ? `MCP server ${JSON.stringify(name)}`
+    : "an MCP server";
+}
+
+/** The error for a server's new tool whose name another tool of the loop already has. */
+function nameTaken(origin: McpOrigin, listed: Tool, other: Tool<any>): McpToolNameError {
+  const { name } = listed;
+  return new McpToolNameError(
+    name,
+    `${origin.label} now lists a tool named "${name}", the name of ${describeTool(other)}; the step did not start, so no call reaches the wrong tool: give the server a prefix (mcpTools(source, { prefix })) or leave its tool out (exclude: ["${mcpNameOf(listed)}"])`,
+  );
 }
 
 /** An error's message, safely. */
@@ -248,13 +271,22 @@ async function listAll(client: Client, timeoutMs: number): Promise<McpToolInfo[]
   return tools;
 }
 
-/** The tools under their tollgate names; two MCP tools that map to one name are an error naming both. */
+/** What `toolsetOf` builds each tool with. */
+interface BuildOptions {
+  prefix: string;
+  timeoutMs: number;
+  closed: () => string | undefined;
+  origin: McpOrigin;
+}
+
+/**
+ * The tools under their tollgate names, each noted as `origin`'s; two MCP tools that map to one
+ * name are an error naming both.
+ */
 function toolsetOf(
   client: Client,
   listed: McpToolInfo[],
-  prefix: string,
-  timeoutMs: number,
-  closed: () => string | undefined,
+  { prefix, timeoutMs, closed, origin }: BuildOptions,
 ): Toolset {
   const byName = new Map<string, string>();
   const tools = listed.map((info) => {
@@ -262,11 +294,14 @@ function toolsetOf(
     const taken = byName.get(name);
     if (taken !== undefined) {
       throw new McpToolNameError(
+        name,
         `mcpTools(): MCP tools "${taken}" and "${info.name}" both map to the tool name "${name}"; leave one out with exclude`,
       );
     }
     byName.set(name, info.name);
-    return mcpTool(client, info, name, timeoutMs, closed);
+    const made = mcpTool(client, info, name, timeoutMs, closed);
+    noteOrigin(made, origin, info.name);
+    return made;
   });
   return Toolset.from(tools);
 }

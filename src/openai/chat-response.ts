@@ -51,9 +51,16 @@ export const chatUsage = (usage: ChatUsage | null | undefined): Usage =>
 
 /**
  * Maps a `finish_reason`. A "stop" with tool calls (some local servers send it) counts as
- * "tool-calls".
+ * "tool-calls". A refusal (`message.refusal`, streamed as `delta.refusal`) is "content-filter",
+ * whatever the wire says (OpenAI sends "stop"), as the AI SDK reads it: the model declined, and
+ * the loop must not take its words for an answer.
  */
-export function chatFinishReason(reason: unknown, hasToolCalls: boolean): FinishReason {
+export function chatFinishReason(
+  reason: unknown,
+  hasToolCalls: boolean,
+  refused = false,
+): FinishReason {
+  if (refused) return "content-filter";
   switch (reason) {
     case "tool_calls":
     case "function_call":
@@ -71,7 +78,8 @@ export function chatFinishReason(reason: unknown, hasToolCalls: boolean): Finish
 
 /**
  * Maps a whole `chat.completion` body: reasoning (`reasoning_content` or `reasoning`, sent by
- * OpenAI-compatible servers), the text (a refusal counts as text), then the tool calls.
+ * OpenAI-compatible servers), the text (a refusal's words count as text, and its finish reason
+ * is "content-filter"), then the tool calls.
  */
 export function chatResponse(provider: string, body: unknown): ModelResponse {
   const completion = body as ChatCompletion;
@@ -94,7 +102,7 @@ export function chatResponse(provider: string, body: unknown): ModelResponse {
   const hasToolCalls = parts.some((part) => part.type === "tool-call");
   return {
     parts,
-    finishReason: chatFinishReason(choice?.finish_reason, hasToolCalls),
+    finishReason: chatFinishReason(choice?.finish_reason, hasToolCalls, !!message?.refusal),
     usage: chatUsage(completion.usage),
     raw: body,
   };

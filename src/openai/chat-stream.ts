@@ -27,7 +27,8 @@ interface ChatChunk {
  * Turns a Chat Completions event stream into stream parts. Tolerates what OpenAI-compatible
  * servers do: chunks with `choices: []` (usage, Azure filter results), `reasoning` /
  * `reasoning_content` deltas, a whole tool call in one chunk, calls without `index`, usage on
- * the finish chunk, and `event: error` frames. Ending without `[DONE]` or a `finish_reason`
+ * the finish chunk, and `event: error` frames. A `delta.refusal` is text, and makes the finish
+ * reason "content-filter". Ending without `[DONE]` or a `finish_reason`
  * raises a `ProviderError`.
  */
 export async function* chatStreamParts(
@@ -39,6 +40,7 @@ export async function* chatStreamParts(
   let usage: ChatUsage | undefined;
   let last: unknown;
   let nextIndex = 0;
+  let refused = false;
   for await (const event of events) {
     if (done) continue;
     if (event.data === "[DONE]") {
@@ -55,7 +57,10 @@ export async function* chatStreamParts(
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (reasoning) yield { type: "reasoning-delta", text: reasoning };
     if (delta.content) yield { type: "text-delta", text: delta.content };
-    if (delta.refusal) yield { type: "text-delta", text: delta.refusal };
+    if (delta.refusal) {
+      refused = true;
+      yield { type: "text-delta", text: delta.refusal };
+    }
     for (const call of delta.tool_calls ?? []) {
       // A call without `index` continues the last one, unless it brings an id of its own.
       const index = call.index ?? (call.id !== undefined ? nextIndex : Math.max(0, nextIndex - 1));
@@ -74,7 +79,7 @@ export async function* chatStreamParts(
   if (!done && finishReason === undefined) throw truncatedStream(provider, "[DONE]");
   yield {
     type: "finish",
-    finishReason: chatFinishReason(finishReason, nextIndex > 0),
+    finishReason: chatFinishReason(finishReason, nextIndex > 0, refused),
     usage: chatUsage(usage),
     raw: last,
   };

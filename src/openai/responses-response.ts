@@ -48,10 +48,16 @@ export const responsesUsage = (usage: ResponseObject["usage"]): Usage =>
   });
 
 /**
- * The finish reason of a response: "tool-calls" when it holds function calls, "length" or
- * "content-filter" for an incomplete one, else "stop". A failed response throws its error.
+ * The finish reason of a response: "length" or "content-filter" for an incomplete one,
+ * "content-filter" for one with a refusal (a `refusal` content part, or `refused`: a streamed
+ * `response.refusal.delta`), "tool-calls" when it holds function calls, else "stop". A failed
+ * response throws its error.
  */
-export function responsesFinishReason(provider: string, response: ResponseObject): FinishReason {
+export function responsesFinishReason(
+  provider: string,
+  response: ResponseObject,
+  refused = false,
+): FinishReason {
   if (response.status === "failed") {
     throw embeddedError(provider, { error: response.error }, JSON.stringify(response));
   }
@@ -63,8 +69,13 @@ export function responsesFinishReason(provider: string, response: ResponseObject
         ? "content-filter"
         : "other";
   }
+  if (refused || response.output?.some(hasRefusal)) return "content-filter";
   return response.output?.some((item) => item.type === "function_call") ? "tool-calls" : "stop";
 }
+
+/** Whether an output item is a message with a refusal part. */
+const hasRefusal = (item: OutputItem) =>
+  item.type === "message" && (item.content ?? []).some((content) => content.type === "refusal");
 
 /** The text of a reasoning item's summary parts, separated by blank lines. */
 export const summaryText = (item: OutputItem): string =>
@@ -73,7 +84,7 @@ export const summaryText = (item: OutputItem): string =>
 /**
  * Maps one output item to assistant parts: a reasoning item to a reasoning part whose
  * `signature` carries the item (see `encodeReasoningSignature`), a message to text parts (a
- * refusal counts as text), a function call to a tool-call part keyed by its `call_id`.
+ * refusal's words count as text; its finish reason says it was one), a function call to a tool-call part keyed by its `call_id`.
  */
 export function outputItemParts(item: OutputItem): AssistantPart[] {
   switch (item.type) {

@@ -19,10 +19,10 @@ interface ResponsesEvent {
 }
 
 /**
- * Turns a Responses API event stream into stream parts: text and refusal deltas, reasoning
- * summary deltas (the finished reasoning item then arrives as a signature), function calls as
- * deltas keyed by `output_index`, and a finish from `response.completed` or
- * `response.incomplete`. An `error` event or `response.failed` raises a `ProviderError`, so
+ * Turns a Responses API event stream into stream parts: text and refusal deltas (a refusal
+ * makes the finish reason "content-filter"), reasoning summary deltas (the finished reasoning
+ * item then arrives as a signature), function calls as deltas keyed by `output_index`, and a
+ * finish from `response.completed` or `response.incomplete`. An `error` event or `response.failed` raises a `ProviderError`, so
  * does a stream that ends before the response does.
  */
 export async function* responsesStreamParts(
@@ -30,13 +30,17 @@ export async function* responsesStreamParts(
   events: AsyncIterable<SSEEvent>,
 ): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
+  let refused = false;
   for await (const { data } of events) {
     if (finish) continue;
     const event = parseEvent(provider, data) as ResponsesEvent;
     const { item } = event;
     switch (event.type) {
-      case "response.output_text.delta":
       case "response.refusal.delta":
+        refused = true;
+        if (event.delta) yield { type: "text-delta", text: event.delta };
+        break;
+      case "response.output_text.delta":
         if (event.delta) yield { type: "text-delta", text: event.delta };
         break;
       case "response.reasoning_summary_text.delta":
@@ -74,7 +78,7 @@ export async function* responsesStreamParts(
         const response = event.response ?? {};
         finish = {
           type: "finish",
-          finishReason: responsesFinishReason(provider, response),
+          finishReason: responsesFinishReason(provider, response, refused),
           usage: responsesUsage(response.usage),
           raw: response,
         };

@@ -1,16 +1,18 @@
 import { messageOf, ResumeError } from "../errors.js";
 import type { ToolContentPart } from "../messages.js";
-import type { CallRecord, StepRecord } from "../step-record.js";
+import type { CallRecord, ExternalCall, PendingApproval, StepRecord } from "../step-record.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs } from "../tools/args.js";
 import { formatIssues } from "../tools/schema.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import type { Toolset } from "../tools/toolset.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
-import { approvalDigest, sameHex } from "./digest.js";
+import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { isPaused, RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-state.js";
+import { type ListedCall, listedCalls } from "./seal-state.js";
 import { stateProblem } from "./state-schema.js";
+import type { StoreCalls } from "./store-calls.js";
 import { type RoutedDecisions, routeDecisions, subAgentOf, waitingCalls } from "./sub-runs.js";
 
 /**
@@ -62,6 +64,9 @@ export interface ResumeSettings<Deps> {
   tools: Toolset<Deps>;
   signingKey: string | Uint8Array | undefined;
   trustState: boolean;
+  /** Whether a state by value may resume without a store to claim it (`allowReplay`). */
+  allowReplay: boolean;
+  store: StoreCalls | undefined;
   argsLimits: ArgsLimits;
   stateMigrations: Record<number, (state: any) => unknown>;
 }
@@ -141,6 +146,7 @@ export async function planResume<Deps>(
   if (!open) throw new ResumeError("the state has no open step to resume");
   checkOpenStep(state, open);
   checkCalls(state, open);
+  checkListedCalls(state);
   const checked = checkDecisions(decisions as Record<string, unknown>);
   // Every key names a waiting call, here or in a sub-run; a sub-run's are checked against this state.
   const routed = routeDecisions(waitingCalls(state), checked);
@@ -218,7 +224,8 @@ function privateCopy(given: unknown): RunState {
  * Decides whether a state may run, before anything else is read. A loop with a `signingKey`
  * needs a valid signature, always. Otherwise a state from the store, or any state under
  * `trustState: true`, is trusted; a state by value must have every decision carry its
- * digest (returns true: digest mode).
+ * digest (returns true: digest mode), and digests need a store to claim the state, or
+ * `allowReplay` (exactly once is the default).
  */
 async function trustOf<Deps>(
   options: ResumeSettings<Deps>,
@@ -255,7 +262,15 @@ async function trustOf<Deps>(
   }
   const all = isPlainObject(decisions) ? Object.values(decisions) : [];
   const withDigest = all.filter((d) => isPlainObject(d) && typeof d.digest === "string").length;
-  if (all.length > 0 && withDigest === all.length) return true;
+  if (all.length > 0 && withDigest === all.length) {
+    if (options.store === undefined && !options.allowReplay) {
+      throw new ResumeError(
+        "this state was passed by value and its decisions carry digests, but this loop has no store to claim it: another loop (another process, or a new AgentLoop per request) could resume the same state and run its tools again. " +
+          "Give the loop a store (memoryRunStore() in one process, a shared one across processes) and resume by runId, or set allowReplay: true on the loop if running a paused call twice is acceptable",
+      );
+    }
+    return true;
+  }
   const missing =
     all.length === 0
       ? "no decisions were given"
@@ -341,6 +356,46 @@ function checkCalls(state: RunState, open: StepRecord): void {
   if (odd) throw damaged(`call ${odd.toolCallId} waits for a result but was never allowed to`);
   const argless = waiting.find((call) => call.args === undefined);
   if (argless) throw damaged(`call ${argless.toolCallId} waits for approval without its args`);
+}
+
+/**
+ * A state's `pending` and `external` must be what its steps derive, as `sealState` wrote them
+ * (`listedCalls`): an inbox renders `pending`, so a list edited after the state was written
+ * would show a human something other than what runs. Each entry's `digest` is left to the
+ * decision that carries it (`checkDigest`): a wrong one approves nothing, and any other edit
+ * of the state changes them all, which that check names better.
+ */
+function checkListedCalls(state: RunState): void {
+  const listed = listedCalls(state);
+  for (const list of ["pending", "external"] as const) {
+    const derived = listed
+      .filter(({ external }) => external === (list === "external"))
+      .map(({ call }) => call);
+    const problem = listProblem(state[list] ?? [], derived);
+    if (problem === undefined) continue;
+    throw new ResumeError(
+      `the state's \`${list}\` is not what its steps hold (${problem}): it was changed after the state was written, so it shows something other than what would run; nothing ran. Resume the state as it was written, or by runId from the store`,
+    );
+  }
+}
+
+/** What a waiting list shows of a call, compared on resume: all but its `digest`. */
+const SHOWN = ["toolCallId", "toolName", "args", "reason", "subRun"] as const;
+
+/** The first difference between a listed and a derived waiting list, or `undefined`. */
+function listProblem(
+  given: readonly (PendingApproval | ExternalCall)[],
+  derived: readonly ListedCall[],
+): string | undefined {
+  if (given.length !== derived.length) {
+    return `it lists ${given.length} calls, its steps ${derived.length}`;
+  }
+  for (const [i, held] of derived.entries()) {
+    const listed = given[i] as ListedCall;
+    const field = SHOWN.find((key) => canonicalJson(listed[key]) !== canonicalJson(held[key]));
+    if (field) return `entry ${i} (call ${held.toolCallId}) differs in \`${field}\``;
+  }
+  return undefined;
 }
 
 const callIds = (parts: StepRecord["response"]["parts"]) =>
@@ -536,8 +591,8 @@ async function resolve<Deps>(
         : { kind: "refuse", toolCallId, reason: decision.reason, ...remember };
     }
     const edited = decision.args !== undefined;
-    const args = edited ? editedArgs(options, record, decision.args) : record.args;
-    const parsed = await parsedArgs(options, record, args, edited);
+    const given = edited ? editedArgs(options, record, decision.args) : record.args;
+    const { args, parsed } = await checkedArgs(options, record, given, edited);
     return { kind: "approve", toolCallId, args, parsed, edited, ...remember };
   }
   if (record.verdict !== "allow") {
@@ -552,7 +607,7 @@ async function resolve<Deps>(
   return {
     kind: "rerun",
     toolCallId,
-    parsed: await parsedArgs(options, record, record.args, false),
+    parsed: (await checkedArgs(options, record, record.args, false)).parsed,
   };
 }
 
@@ -616,7 +671,7 @@ async function continuedSubRun<Deps>(
       cause: error,
     });
   }
-  const parsed = await parsedArgs(options, record, record.args, false);
+  const { parsed } = await checkedArgs(options, record, record.args, false);
   return { kind: "sub-run", toolCallId, parsed, plan };
 }
 
@@ -633,13 +688,17 @@ function editedArgs<Deps>(
   );
 }
 
-/** The schema's output for a call's final args: what `execute` will get, computed once, here. */
-async function parsedArgs<Deps>(
+/**
+ * A call's final args checked: completed with the schema's defaults (a human's edit that leaves
+ * a defaulted field out gets it, as the model's args did) and the schema's output for them,
+ * what `execute` will get, computed once, here.
+ */
+async function checkedArgs<Deps>(
   options: ResumeSettings<Deps>,
   record: CallRecord,
   args: unknown,
   edited: boolean,
-): Promise<unknown> {
+): Promise<{ args: unknown; parsed: unknown }> {
   const tool = options.tools.find(record.toolName);
   if (!tool) {
     throw new ResumeError(
@@ -650,7 +709,7 @@ async function parsedArgs<Deps>(
     throw new ResumeError(`call ${record.toolCallId} has no args; the state is damaged`);
   }
   const checked = await checkArgs(tool, args);
-  if (checked.ok) return checked.parsed;
+  if (checked.ok) return checked;
   const whose = edited ? "the edited args" : "the stored args";
   throw new ResumeError(`${whose} of call ${record.toolCallId} are not valid: ${checked.message}`);
 }

@@ -1,6 +1,7 @@
 import { messageOf, PolicyError } from "../errors.js";
 import { andThen, later, type MaybePromise } from "../util/maybe-promise.js";
 import { shortForm } from "../util/policy-call.js";
+import { completeArgs } from "./complete-args.js";
 import { formatIssues } from "./schema.js";
 import type { Tool } from "./tool.js";
 import { jsonData } from "./tool-output.js";
@@ -78,16 +79,53 @@ function fail(problem: "json" | "limit", message: string): ArgsText {
   return { ok: false, problem, message };
 }
 
-/** What validating args against a tool's schema gave: the schema's output, or the issues. */
-export type CheckedArgs = { ok: true; parsed: unknown } | { ok: false; message: string };
+/**
+ * What checking args against a tool's schema gave: the args completed with the schema's
+ * defaults (model form, frozen: what every judge sees) and the schema's output for them (what
+ * `execute` gets), or the issues.
+ */
+export type CheckedArgs =
+  | { ok: true; args: unknown; parsed: unknown }
+  | { ok: false; message: string };
 
 /**
- * Validates args (in the model's form) against the tool's input schema. `parsed` is the
- * schema's output (transforms, defaults, coercions applied): what `execute` gets, and nothing
- * else. A schema that throws or answers with something that is not a validation result is the
- * tool definition's fault: `PolicyError`.
+ * Checks args (in the model's form) against the tool's input schema: first completed with the
+ * defaults of its JSON Schema (`completeArgs`), then validated. `args` are the completed args,
+ * what the gate judges; `parsed` is the schema's output for exactly those args (transforms and
+ * coercions applied), what `execute` gets, and nothing else. A schema that throws or answers
+ * with something that is not a validation result is the tool definition's fault: `PolicyError`.
  */
-export function checkArgs(tool: Tool<any>, args: unknown): MaybePromise<CheckedArgs> {
+export function checkArgs(tool: Tool<any>, given: unknown): MaybePromise<CheckedArgs> {
+  const args = completeArgs(tool.inputSchema, given);
+  const checked = validateArgs(tool, args);
+  if (args === given) return checked;
+  return andThen(checked, (outcome) =>
+    outcome.ok
+      ? outcome
+      : andThen(validateArgs(tool, given), (bare) => blameDefault(tool, outcome, bare)),
+  );
+}
+
+/**
+ * Completed args the schema rejects while it takes them without the defaults: a default its own
+ * schema refuses (`z.number().min(10).default(5)`), which zod would hand `execute` unchecked.
+ * That is the tool definition's fault, not the model's: `PolicyError`, naming the issues.
+ */
+function blameDefault(
+  tool: Tool<any>,
+  completed: CheckedArgs & { ok: false },
+  bare: CheckedArgs,
+): CheckedArgs {
+  if (!bare.ok) return completed;
+  throw new PolicyError(
+    `the input schema of tool ${tool.name} gives a default that it rejects itself (${completed.message}); make each default a value its field accepts`,
+    "input.validate",
+    tool.name,
+  );
+}
+
+/** Validates args exactly as given with the tool's schema. */
+function validateArgs(tool: Tool<any>, args: unknown): MaybePromise<CheckedArgs> {
   let result: unknown;
   try {
     result = tool.input["~standard"].validate(args);
@@ -97,16 +135,16 @@ export function checkArgs(tool: Tool<any>, args: unknown): MaybePromise<CheckedA
   if (result instanceof Promise) {
     return later(
       result,
-      (settled) => toChecked(tool, settled),
+      (settled) => toChecked(tool, args, settled),
       (error: unknown) => {
         throw schemaThrew(tool, error);
       },
     );
   }
-  return toChecked(tool, result);
+  return toChecked(tool, args, result);
 }
 
-function toChecked(tool: Tool<any>, result: unknown): CheckedArgs {
+function toChecked(tool: Tool<any>, args: unknown, result: unknown): CheckedArgs {
   if (typeof result !== "object" || result === null) {
     throw new PolicyError(
       `the input schema of tool ${tool.name} answered ${shortForm(result)}; a Standard Schema answers { value } or { issues }`,
@@ -115,7 +153,9 @@ function toChecked(tool: Tool<any>, result: unknown): CheckedArgs {
     );
   }
   const { issues } = result as { issues?: unknown };
-  if (issues === undefined) return { ok: true, parsed: (result as { value?: unknown }).value };
+  if (issues === undefined) {
+    return { ok: true, args, parsed: (result as { value?: unknown }).value };
+  }
   if (!Array.isArray(issues)) {
     throw new PolicyError(
       `the input schema of tool ${tool.name} answered issues that are not an array`,
@@ -166,9 +206,7 @@ export function parseArgs(
       : invalidArgs(tool, read.message, RESEND);
   }
   return andThen(checkArgs(tool, read.args), (checked) =>
-    checked.ok
-      ? { ok: true as const, args: read.args, parsed: checked.parsed }
-      : invalidArgs(tool, checked.message, FIX),
+    checked.ok ? checked : invalidArgs(tool, checked.message, FIX),
   );
 }
 

@@ -5,7 +5,8 @@ import { checkArgs } from "./args.js";
 import type { Tool } from "./tool.js";
 
 /**
- * The args of a call to tool `T` in the model's form (the schema's input side): what hooks,
+ * The args of a call to tool `T` in the model's form (the schema's input side, defaulted
+ * fields present: `InferArgs`): what hooks,
  * the policy, `needsApproval` and approvals see. `execute` gets the schema's output instead.
  */
 export type ToolInput<T> = T extends Tool<any, any, infer In> ? In : never;

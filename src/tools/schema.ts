@@ -26,11 +26,58 @@ export interface StandardSchema<Input = unknown, Output = Input> {
   };
 }
 
-/** The value type a schema produces: what `execute` gets (transforms and defaults applied). */
+/** The value type a schema produces: what `execute` gets (transforms applied). */
 export type InferOutput<S> = S extends StandardSchema<any, infer Out> ? Out : unknown;
 
-/** The value type a schema accepts: the args in the model's form, as hooks, policy and `needsApproval` see them. */
+/** The value type a schema accepts: the args in the model's form, before the gate completes them. */
 export type InferInput<S> = S extends StandardSchema<infer In, any> ? In : unknown;
+
+/**
+ * The args as every judge sees them (hooks made by `onTool`, `needsApproval`, `isCallTo`, a
+ * paused run's `pending`): the schema's input with each field that has a default (zod
+ * `.default()` / `.prefault()`, zod 3 `.default()`) present, since the gate fills it in before
+ * anyone judges the call. Read from a zod object's shape, at every depth of nested objects;
+ * any other schema gives its input type.
+ */
+export type InferArgs<S> = S extends { shape: infer Shape extends object }
+  ? CompletedInput<InferInput<S>, Shape>
+  : InferInput<S>;
+
+/** An object's input type with its defaulted fields required, and nested objects completed. */
+type CompletedInput<In, Shape> = In extends object
+  ? Flat<
+      {
+        [K in keyof In as K extends DefaultedKeys<Shape> ? never : K]: FieldArgs<In[K], K, Shape>;
+      } & {
+        [K in keyof In as K extends DefaultedKeys<Shape> ? K : never]-?: Exclude<
+          FieldArgs<In[K], K, Shape>,
+          undefined
+        >;
+      }
+    >
+  : In;
+
+/** A field's completed type: a nested zod object completes too. */
+type FieldArgs<T, K, Shape> = K extends keyof Shape
+  ? Shape[K] extends { shape: object }
+    ? InferArgs<Shape[K]>
+    : T
+  : T;
+
+/** The keys of a zod shape whose fields have a default the gate fills in. */
+type DefaultedKeys<Shape> = {
+  [K in keyof Shape]: HasDefault<Shape[K]> extends true ? K : never;
+}[keyof Shape];
+
+/** zod 4 marks a default in its def's type; zod 3's default schema has `removeDefault()`. */
+type HasDefault<F> = F extends { _zod: { def: { type: "default" | "prefault" } } }
+  ? true
+  : F extends { removeDefault(): unknown }
+    ? true
+    : false;
+
+/** `{ a } & { b }` shown as `{ a; b }`. */
+type Flat<T> = { [K in keyof T]: T[K] } & {};
 
 /** A raw JSON Schema with a validator, built by `jsonSchema()`; also a Standard Schema. */
 export interface JsonSchema<T = unknown, In = T> extends StandardSchema<In, T> {

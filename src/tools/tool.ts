@@ -3,7 +3,7 @@ import type { ToolAnnotations } from "../tool-annotations.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { TOOL_NAME } from "../util/tool-name.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
-import type { InferInput, InferOutput, StandardSchema } from "./schema.js";
+import type { InferArgs, InferOutput, StandardSchema } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
 import { noteToolErrors } from "./tool-errors.js";
 
@@ -27,7 +27,8 @@ export interface ToolContext<Deps = unknown> {
 
 /**
  * Whether a call needs a human's approval: fixed, or decided per call from the args in the
- * model's form (the JSON it sent, checked against the schema, after hooks), not the schema's output.
+ * model's form (the JSON it sent, completed with the schema's defaults, checked against the
+ * schema, after hooks), not the schema's output.
  */
 export type NeedsApproval<Deps, Args> =
   | boolean
@@ -73,8 +74,8 @@ export interface ToolDefinition<Deps, Schema extends StandardSchema> {
   input: Schema;
   /** Failures (bad args, `RetryError`) fed back to the model before the run rejects. Default 1. */
   maxRetries?: number | undefined;
-  /** Gets the args in the model's form: the schema's input side, before transforms and defaults. */
-  needsApproval?: NeedsApproval<Deps, InferInput<Schema>> | undefined;
+  /** Gets the args in the model's form: the schema's input side with its defaults filled in, before transforms. */
+  needsApproval?: NeedsApproval<Deps, InferArgs<Schema>> | undefined;
   timeoutMs?: number | undefined;
   sequential?: boolean | undefined;
   /** Safe to run twice: a call a crash interrupted is run again on recovery (default false). */
@@ -150,7 +151,7 @@ const TOOL_KEY_ALIASES: Readonly<Record<string, string>> = {
  */
 export function tool<Deps = unknown, Schema extends StandardSchema = StandardSchema>(
   definition: ToolDefinition<Deps, Schema>,
-): Tool<Deps, InferOutput<Schema>, InferInput<Schema>> {
+): Tool<Deps, InferOutput<Schema>, InferArgs<Schema>> {
   rejectBuiltTool(definition);
   const where = typeof definition?.name === "string" ? `tool "${definition.name}"` : "tool()";
   checkKeys(where, definition, TOOL_KEYS, TOOL_KEY_ALIASES);
@@ -175,10 +176,10 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
   }
   const { jsonSchema } = normalizeSchema(input, name);
-  const built: Tool<Deps, InferOutput<Schema>, InferInput<Schema>> = {
+  const built: Tool<Deps, InferOutput<Schema>, InferArgs<Schema>> = {
     name,
     description,
-    input: input as StandardSchema<InferInput<Schema>, InferOutput<Schema>>,
+    input: input as unknown as StandardSchema<InferArgs<Schema>, InferOutput<Schema>>,
     inputSchema: jsonSchema,
     maxRetries,
     needsApproval,
@@ -228,7 +229,7 @@ function annotationsOf(given: unknown, name: string): ToolAnnotations {
 /** `tool()` with its `Deps` fixed: the args are typed from `input`, `ctx.deps` is `Deps`. */
 export type ToolFactory<Deps> = <Schema extends StandardSchema>(
   definition: ToolDefinition<Deps, Schema>,
-) => Tool<Deps, InferOutput<Schema>, InferInput<Schema>>;
+) => Tool<Deps, InferOutput<Schema>, InferArgs<Schema>>;
 
 /**
  * `tool()` for tools that use deps: call `tool.withDeps<Deps>()` once and define each tool
@@ -259,7 +260,10 @@ export function withMaxRetries<T extends Tool<any, any>>(tool: T, maxRetries: nu
  * anything that could be either: `external: true` with an `execute`, an `execute` that is not a
  * function, an `output` schema on a tool that runs here (nothing would check it).
  */
-function externalOf(definition: ToolDefinition<any, StandardSchema>, name: string): boolean {
+function externalOf(
+  definition: Pick<ToolDefinition<any, any>, "external" | "execute" | "output">,
+  name: string,
+): boolean {
   const { external, execute, output } = definition;
   if (external !== undefined && typeof external !== "boolean") {
     throw new TypeError(`tool "${name}": external must be a boolean, got ${shownValue(external)}`);

@@ -1,6 +1,7 @@
 import * as z4 from "zod/v4/core";
 import type { zodToJsonSchema } from "zod-to-json-schema";
 import { builtinModule } from "../util/builtin-module.js";
+import { DEFAULT_SOURCE } from "./complete-args.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -15,8 +16,14 @@ interface NoJsonForm {
  * no JSON Schema form (`z.date()`, `z.map()`, ...) is a `TypeError` naming its path.
  */
 export function zod4JsonSchema(schema: z4.$ZodType, toolName: string): JsonObject {
+  const sources: Array<() => unknown> = [];
   try {
-    return z4.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonObject;
+    const json = z4.toJSONSchema(schema, {
+      io: "input",
+      unrepresentable: "throw",
+      override: (ctx) => markDefault(ctx.zodSchema, ctx.jsonSchema, sources),
+    }) as JsonObject;
+    return sources.length === 0 ? json : attachDefaultSources(json, sources);
   } catch (error) {
     const found = findNoJsonForm4(schema);
     if (found) throw noJsonFormError(toolName, found, error);
@@ -25,6 +32,39 @@ export function zod4JsonSchema(schema: z4.$ZodType, toolName: string): JsonObjec
       { cause: error },
     );
   }
+}
+
+/** A key zod copies with the node (a symbol it would drop), replaced by `DEFAULT_SOURCE` after. */
+const SOURCE_MARK = "x-tollgate-default-source";
+
+/**
+ * Notes where a zod 4 `.default()` or `.prefault()` sits: its default may be computed per parse
+ * (`.default(() => crypto.randomUUID())`), so completing args reads zod's own value each call
+ * rather than the one the JSON Schema caught.
+ */
+function markDefault(
+  zod: z4.$ZodType,
+  json: Record<string, unknown>,
+  sources: Array<() => unknown>,
+): void {
+  const { def } = zod._zod;
+  if ((def.type !== "default" && def.type !== "prefault") || !("default" in json)) return;
+  const withDefault = def as z4.$ZodDefaultDef;
+  json[SOURCE_MARK] = sources.push(() => withDefault.defaultValue) - 1;
+}
+
+/** Moves each mark (on every copy zod made of the node) to a hidden `DEFAULT_SOURCE`. */
+function attachDefaultSources(node: JsonObject, sources: Array<() => unknown>): JsonObject {
+  const mark = node[SOURCE_MARK];
+  if (typeof mark === "number") {
+    delete node[SOURCE_MARK];
+    Object.defineProperty(node, DEFAULT_SOURCE, { value: sources[mark] });
+  }
+  for (const value of Object.values(node)) {
+    if (typeof value === "object" && value !== null)
+      attachDefaultSources(value as JsonObject, sources);
+  }
+  return node;
 }
 
 /** Finds the first unrepresentable type and its path (zod >= 4.2 reports paths to a handler). */
@@ -90,6 +130,14 @@ export function zod3JsonSchema(schema: Zod3Schema, toolName: string): JsonObject
     $refStrategy: "none",
     effectStrategy: "input",
     pipeStrategy: "input",
+    postProcess: (json, def) => {
+      // zod 3's default may be computed per parse: completing args asks it each call.
+      const zod3 = def as Zod3Schema["_def"];
+      if (json && zod3.typeName === "ZodDefault" && "default" in json) {
+        Object.defineProperty(json, DEFAULT_SOURCE, { value: () => zod3.defaultValue() });
+      }
+      return json;
+    },
   }) as JsonObject;
 }
 

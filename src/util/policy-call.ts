@@ -1,4 +1,4 @@
-import { messageOf, PolicyError } from "../errors.js";
+import { DuplicateToolError, messageOf, PolicyError } from "../errors.js";
 import { isPromise, later, type MaybePromise } from "./maybe-promise.js";
 
 /**
@@ -47,8 +47,18 @@ function accept<T>(
   throw new PolicyError(`${callback}${onTool(toolName)} ${answer.problem}`, callback, toolName);
 }
 
-/** The `PolicyError` for a callback that threw (or rejected). */
-export function threw(callback: string, toolName: string | undefined, error: unknown): PolicyError {
+/**
+ * The `PolicyError` for a callback that threw (or rejected). A name clash the callback
+ * reported (`DuplicateToolError`, such as an MCP toolset's `McpToolNameError` from its
+ * `prepareStep`) is the contract's own refusal, not a fault of the callback: it reaches the
+ * caller as it is, so `instanceof` finds it.
+ */
+export function threw(
+  callback: string,
+  toolName: string | undefined,
+  error: unknown,
+): PolicyError | DuplicateToolError {
+  if (error instanceof DuplicateToolError) return error;
   return new PolicyError(
     `${callback}${onTool(toolName)} threw: ${messageOf(error)}`,
     callback,

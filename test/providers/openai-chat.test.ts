@@ -120,7 +120,7 @@ describe.each(STREAM_MODES)("openAIChat stream, replayed with split %o", (mode) 
     });
   });
 
-  it("a refusal streamed in delta.refusal becomes the text (openai-python 173417…bin)", async () => {
+  it("a refusal streamed in delta.refusal becomes the text, finish reason content-filter (openai-python 173417…bin)", async () => {
     const body = recording(
       "openai-chat/173417d553406f034f643e5db3f8d591fb691ebac56f5ae39a22cc7d455c5353.bin",
     );
@@ -129,7 +129,8 @@ describe.each(STREAM_MODES)("openAIChat stream, replayed with split %o", (mode) 
     expect(response.parts).toEqual([
       { type: "text", text: "I'm sorry, I can't assist with that request." },
     ]);
-    expect(response.finishReason).toBe("stop");
+    // The wire says "stop"; a refusal is reported as "content-filter" (DESIGN §11 "Refusals").
+    expect(response.finishReason).toBe("content-filter");
     expect(response.usage.totalTokens).toBe(90);
   });
 
@@ -293,7 +294,7 @@ describe("openAIChat generate (non-streaming bodies)", () => {
     {
       file: "openai-chat/test_completions.test_parse_pydantic_model_refusal.json",
       parts: [{ type: "text", text: "I'm very sorry, but I can't assist with that." }],
-      finishReason: "stop",
+      finishReason: "content-filter", // message.refusal: the wire's "stop" is a refusal
       usage: { inputTokens: 79, outputTokens: 12, totalTokens: 91, reasoningTokens: 0 },
     },
   ];

@@ -251,11 +251,14 @@ async function approvalSection(check) {
   });
 
   const saved = JSON.stringify(paused.state);
+  // By value with digests and no store to claim the state: the loop opts in to replays
+  // (across instances); within one loop a second resume is still refused.
   const second = () =>
     new AgentLoop({
       provider: scriptedProvider([{ text: "Paid INV-7." }]),
       tools: makeTools(),
       policy,
+      allowReplay: true,
     });
   const id = pending[0]?.toolCallId;
   const loop = second();

@@ -12,6 +12,8 @@ export function approvalAgent(options: {
   log: string;
   store?: RunStore;
   signingKey?: string;
+  /** Resumes states by value without a store (the loop's `allowReplay`). */
+  allowReplay?: boolean;
   hangMs?: number;
 }) {
   const record = (line: string) => appendFileSync(options.log, `${line}\n`);
@@ -46,5 +48,6 @@ export function approvalAgent(options: {
     tools: [transfer, lookup],
     ...(options.store ? { store: options.store } : {}),
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),
+    ...(options.allowReplay ? { allowReplay: true } : {}),
   });
 }

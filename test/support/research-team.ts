@@ -12,6 +12,8 @@ import { z } from "zod";
 export function researchTeam(options: {
   log: string;
   store?: RunStore;
+  /** Resumes states by value without a store (the lead's `allowReplay`). */
+  allowReplay?: boolean;
   /** The writer's tool needs no approval and never returns (a process to kill mid-call). */
   hang?: boolean;
 }) {
@@ -46,6 +48,7 @@ export function researchTeam(options: {
     }),
     tools: [writer.asTool({ name: "writer", description: "Writes files" })],
     ...(options.store ? { store: options.store } : {}),
+    ...(options.allowReplay ? { allowReplay: true } : {}),
   });
   return lead;
 }

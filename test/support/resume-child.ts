@@ -1,7 +1,8 @@
 /**
  * A child process for the resume tests. Modes:
  * - `resume <stateFile> <log>`: reads a paused state from disk and approves every pending call,
- *   each decision carrying its call's digest (the state is unsigned and came by value).
+ *   each decision carrying its call's digest (the state is unsigned and came by value; with no
+ *   store to claim it, the loop opts in with `allowReplay`).
  * - `crash <storeDir> <log>`: runs a loop whose first calls hang, printing "started" once the tool runs.
  * Prints one JSON line with the outcome.
  */
@@ -16,7 +17,7 @@ const [mode, path, log] = process.argv.slice(2) as [string, string, string];
 
 if (mode === "resume") {
   const state = JSON.parse(readFileSync(path, "utf8"));
-  const loop = approvalAgent({ log });
+  const loop = approvalAgent({ log, allowReplay: true });
   const decisions = Object.fromEntries(
     state.pending.map((p: { toolCallId: string; digest: string }) => [
       p.toolCallId,

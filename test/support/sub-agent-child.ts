@@ -2,7 +2,7 @@
  * A child process for the sub-agent tests. Modes:
  * - `resume-store <storeDir> <log>`: resumes run "team-run" from the file store, approving w1.
  * - `resume-value <stateFile> <log>`: resumes a paused state read from disk (unsigned, by
- *   value), each decision carrying its pending call's digest.
+ *   value), each decision carrying its pending call's digest (no store: `allowReplay`).
  * - `crash <storeDir> <log>`: runs "team-run" with a store; the sub-agent's tool never returns.
  * Prints one JSON line with the outcome (or the error's class and message).
  */
@@ -30,7 +30,7 @@ if (mode === "resume-store") {
       { approve: true, digest: p.digest },
     ]),
   );
-  await report(researchTeam({ log }).resume(state, decisions));
+  await report(researchTeam({ log, allowReplay: true }).resume(state, decisions));
 } else if (mode === "crash") {
   const lead = researchTeam({ log, store: fileRunStore(path, { leaseMs: 300 }), hang: true });
   await lead.run("go", { runId: "team-run" });

@@ -28,7 +28,7 @@ const findUser = defineTool({
   name: "find_user",
   input: z.object({ id: z.string(), limit: z.number().default(10) }),
   needsApproval: (args, ctx) => {
-    expectTypeOf(args).toEqualTypeOf<{ id: string; limit?: number | undefined }>();
+    expectTypeOf(args).toEqualTypeOf<{ id: string; limit: number }>();
     expectTypeOf(ctx.deps).toEqualTypeOf<Deps>();
     return false;
   },

@@ -23,16 +23,18 @@ const transfer = tool.withDeps<{ limit: number }>()({
   execute: ({ amount }) => String(amount),
 });
 
-// ToolInput: the args in the model's form (the schema's input side, not execute's).
+// ToolInput: the args in the model's form (the schema's input side, not execute's), completed:
+// a field with a default is always there, since the gate fills it in before anyone judges.
 expectTypeOf<ToolInput<typeof readFile>>().toEqualTypeOf<{
   path: string;
-  encoding?: "utf8" | "base64" | undefined;
+  encoding: "utf8" | "base64";
 }>();
 expectTypeOf<ToolInput<typeof transfer>>().toEqualTypeOf<{ amount: number }>();
 
 // onTool: args typed from the tool's schema, no cast; a PreToolCallHook comes out.
 const noSecrets = onTool(readFile, ({ args, name, deps }) => {
   expectTypeOf(args.path).toEqualTypeOf<string>();
+  expectTypeOf(args.encoding).toEqualTypeOf<"utf8" | "base64">();
   expectTypeOf(name).toEqualTypeOf<string>();
   expectTypeOf(deps).toEqualTypeOf<unknown>();
   return args.path.startsWith("/etc/") ? { block: "off limits" } : undefined;
