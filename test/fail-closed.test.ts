@@ -866,10 +866,17 @@ describe("only trusted state runs", () => {
     );
   });
 
-  it("a by-value state whose store holds it resumes the store's copy, so tampering with the given one does nothing", async () => {
+  it("a by-value state whose store holds it must be the store's copy: a tampered one is refused, and nothing runs", async () => {
     const store = memoryRunStore();
     const { paused, make, ran } = await pausedWithDenial({ store });
-    await make().resume(flipDenial(paused.state), { w: { approve: true } });
+    const error = await make()
+      .resume(flipDenial(paused.state), { w: { approve: true } })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResumeError);
+    expect((error as Error).message).toMatch(/it was changed after it was written/);
+    expect(ran).toEqual([]);
+    // The state as it was written still resumes.
+    await make().resume(paused.state, { w: { approve: true } });
     expect(ran).toEqual(["wire a"]);
   });
 });
