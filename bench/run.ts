@@ -4,7 +4,8 @@
  *
  *   npm run bench                      full run (a few minutes), writes BENCHMARKS.md
  *   npm run bench -- --quick           smoke run (seconds), writes $TMPDIR/tollgate-BENCHMARKS.quick.md
- *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel stores user)
+ *   npm run bench -- --only=loop,sse   some sections only (loop stream scaling memory size sse otel stores user stalls)
+ *   npm run bench -- --only=stalls --stall-chars=4000   section 10 on answers of 4,000 characters
  *   npm run bench -- --out=FILE        write the report elsewhere
  *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream | user-cold)
  *   npm run bench -- --promise-sites=loop   where tollgate's promises come from (loop | stream)

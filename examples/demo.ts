@@ -282,9 +282,10 @@ function printSummary(result: RunResult): void {
         .trimEnd(),
     );
   }
-  const { inputTokens, outputTokens, totalTokens } = result.usage;
+  const { inputTokens, outputTokens, totalTokens, unknown } = result.usage;
   console.log(`\nusage: ${inputTokens} input + ${outputTokens} output = ${totalTokens} tokens`);
-  if (totalTokens === 0) console.log("(the scripted model reports no token counts)");
+  if (unknown) console.log("(the model reported no token counts for some calls)");
+  else if (totalTokens === 0) console.log("(the scripted model spends no tokens)");
 }
 
 /** A value on one short line: strings as they are, anything else as JSON. */

@@ -4,13 +4,13 @@ import { storedMessage } from "./content-parts.js";
 import { ResumeError, RunTimeoutError, StoreError } from "./errors.js";
 import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
 import { checkEventType, EventBus } from "./events.js";
-import { EventStream } from "./loop/event-queue.js";
+import { noteAbortedRun } from "./loop/aborted-runs.js";
+import { EventStream, type RunEventStream } from "./loop/event-queue.js";
 import { transcriptOnFailure } from "./loop/finish-step.js";
 import { freezeEvent } from "./loop/freeze-event.js";
 import { RunAbort } from "./loop/run-abort.js";
 import type { RunContext } from "./loop/run-context.js";
 import { runLoop } from "./loop/run-loop.js";
-import { noteUnsettledCalls } from "./loop/unsettled-calls.js";
 import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
 import { checkSignal, checkTimeout, resolveOptions, wholeNumber } from "./loop-options.js";
 import type { Message } from "./messages.js";
@@ -21,6 +21,7 @@ import { resolveOutput } from "./output/output-option.js";
 import type { ModelSettings } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import { canonicalJson } from "./state/digest.js";
+import { type LocalLeases, localLeases } from "./state/local-leases.js";
 import { type RecentIds, recentIds } from "./state/recent-ids.js";
 import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
 import { planResume, subRunStateIds } from "./state/resume-plan.js";
@@ -169,10 +170,13 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
    * first resume, as most loops never resume.
    */
   #resumed: RecentIds | undefined;
+  /** The leases this process holds in the loop's store, shared with every loop over that store. */
+  readonly #leases: LocalLeases;
 
   constructor(options: AgentLoopOptions<Deps> & { output?: OutputOption<Output> | undefined }) {
     this.#options = resolveOptions(options);
     this.#bus = new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError);
+    this.#leases = localLeases(options.store ?? this);
   }
 
   /** Listens to one event type of every run; returns the function that stops listening. */
@@ -225,7 +229,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   }
 
   /** Runs the agent, yielding every event; the last one is `run-finish`. Stopping early aborts the run. */
-  stream(input: string | Message[], options: RunOptions<Deps> = {}): AsyncGenerator<LoopEvent> {
+  stream(input: string | Message[], options: RunOptions<Deps> = {}): RunEventStream {
     let data: RunData;
     try {
       data = this.#fresh(input, options);
@@ -254,14 +258,31 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     return this.#begin(prepared.data, options, prepared).result as Promise<RunResult<O>>;
   }
 
-  /** `resume()`, yielding every event as it happens. */
-  async *resumeStream(
+  /**
+   * `resume()`, yielding every event as it happens. The checks `resume()` makes come first, on
+   * the first `next()` or on `ready()`: await `ready()` to learn, before answering a request,
+   * whether the resume may run (a `ResumeError` for a double submit or a stale state, with
+   * nothing run and the state not used up).
+   *
+   * @example
+   * const events = loop.resumeStream(runId, decisions);
+   * try {
+   *   await events.ready();
+   * } catch (error) {
+   *   if (error instanceof ResumeError) return Response.json({ error: error.message }, { status: 409 });
+   *   throw error;
+   * }
+   * return toEventStream(events);
+   */
+  resumeStream(
     state: RunState | string,
     decisions: ApprovalDecisions = {},
     options: ResumeOptions<Deps> = {},
-  ): AsyncGenerator<LoopEvent> {
-    const prepared = await this.#prepareResume(state, decisions, options);
-    yield* this.#events((sink) => this.#begin(prepared.data, options, prepared, sink));
+  ): RunEventStream {
+    return this.#events(async (sink) => {
+      const prepared = await this.#prepareResume(state, decisions, options);
+      return this.#begin(prepared.data, options, prepared, sink);
+    });
   }
 
   #fresh(input: string | Message[], options: RunOptions<Deps>): RunData {
@@ -292,6 +313,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     decisions: ApprovalDecisions,
     options: ResumeOptions<Deps>,
   ): Promise<PreparedResume> {
+    refuseUnawaited(given, decisions);
     if (isPlainObject(options) && Object.hasOwn(options, "limits")) {
       throw new TypeError(
         "resume() options: a resumed run keeps the limits it started with (its state holds them, and what was used); `limits` is an option of run() and of the loop",
@@ -312,7 +334,8 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         "resume(runId) loads the state from the loop's store, and this loop has none; pass the state itself",
       );
     }
-    const lease = store && typeof runId === "string" ? await takeRun(store, runId) : undefined;
+    const lease =
+      store && typeof runId === "string" ? await takeRun(store, runId, this.#leases) : undefined;
     try {
       const { state, source } = await this.#stateToResume(given, store);
       // A final-answer call ("tool" mode) a hook or the policy held for approval resumes too.
@@ -334,9 +357,15 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       for (const stateId of subRunStateIds(plan)) await this.#claim(stateId);
       return { data: restore(plan.state, this.#options.limits), plan, lease };
     } catch (error) {
-      if (store && lease) await store.release(lease).catch(() => {});
+      if (store && lease) await this.#giveBack(store, lease);
       throw error;
     }
+  }
+
+  /** Gives a lease back (a failed release only means it runs out on its own). */
+  async #giveBack(store: StoreCalls, lease: RunLease): Promise<void> {
+    this.#leases.drop(lease.runId);
+    await store.release(lease).catch(() => {});
   }
 
   /**
@@ -408,7 +437,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     const abandon = () => abort.abort(new DOMException("the run was abandoned", "AbortError"));
     const { store } = this.#options;
     if (abort.aborted) {
-      if (store && resumed?.lease) store.release(resumed.lease).catch(() => {});
+      if (store && resumed?.lease) void this.#giveBack(store, resumed.lease);
       return { result: Promise.reject(abort.reason), abandon };
     }
     const bus = this.#bus;
@@ -468,12 +497,17 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
             reason.messages = transcriptOnFailure(run, reason);
             abort.abort(reason);
           }, timeoutMs);
+    let lostLease = false;
     const start = store
       ? () =>
           leased(
             run,
-            store,
-            (error) => abort.abort(error),
+            { store, leases: this.#leases },
+            (error) => {
+              lostLease = true;
+              error.messages ??= transcriptOnFailure(run, error);
+              abort.abort(error);
+            },
             () => runLoop(run, resumed?.plan),
           )
       : () => runLoop(run, resumed?.plan);
@@ -486,7 +520,11 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (abort.aborted && error === abort.reason) noteUnsettledCalls(run, error);
+        if (abort.aborted && error === abort.reason) {
+          noteAbortedRun(run, error);
+          // Not given back: its tools may still run, so the lease runs out on its own.
+          if (run.lease && !lostLease) this.#leases.leave(run.lease);
+        }
         abandon();
         // The run's last event, past the abort that silences the rest: listeners end what they opened.
         if (bus.listening) bus.emit(freezeEvent({ type: "run-error", runId: run.runId, error }));
@@ -502,13 +540,13 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
    * is thrown after the events before it. A reader that stops early abandons the run (its
    * signal aborts).
    */
-  #events(begin: (sink: (event: LoopEvent) => void) => Started): AsyncGenerator<LoopEvent> {
+  #events(begin: (sink: (event: LoopEvent) => void) => Started | Promise<Started>): RunEventStream {
     return new EventStream(begin);
   }
 }
 
 /** An event stream that fails at once with the given error, on the first next(). */
-function failing(error: unknown): AsyncGenerator<LoopEvent> {
+function failing(error: unknown): RunEventStream {
   return new EventStream(() => {
     throw error;
   });
@@ -521,16 +559,32 @@ interface Started {
 }
 
 /**
- * Takes a run id's lease for a resume; a live lease held elsewhere means the run is still
- * running there.
+ * Takes a run id's lease for a resume; a live lease means the run is still running: in this
+ * process (a second resume of it, such as a double submit), or elsewhere.
  */
-async function takeRun(store: StoreCalls, runId: string): Promise<RunLease> {
+async function takeRun(store: StoreCalls, runId: string, leases: LocalLeases): Promise<RunLease> {
   const lease = await store.acquire(runId);
-  if (lease) return lease;
-  throw new ResumeError(
-    `run ${runId} is still running: another process holds its lease and renews it while it runs; resume it once it has paused, or once its lease has run out after a crash`,
-    { retryable: true },
-  );
+  if (lease) {
+    leases.hold(runId);
+    return lease;
+  }
+  switch (leases.holder(runId)) {
+    case "running":
+      throw new ResumeError(
+        `run ${runId} is still running in this process (a resume or run of it started here has not ended), so this resume was refused and nothing ran; the first goes on. A double submit? Answer the second request with a conflict (HTTP 409); once the run pauses again, decide its new pending calls`,
+        { retryable: true },
+      );
+    case "aborted":
+      throw new ResumeError(
+        `run ${runId} is still running in this process: it was aborted here, and a tool it started may still run until its lease runs out; resume it from its checkpoint then`,
+        { retryable: true },
+      );
+    default:
+      throw new ResumeError(
+        `run ${runId} is still running: another process holds its lease and renews it while it runs; resume it once it has paused, or once its lease has run out after a crash`,
+        { retryable: true },
+      );
+  }
 }
 
 /**
@@ -561,7 +615,7 @@ async function refuseToReplace(store: StoreCalls, lease: RunLease): Promise<void
  */
 async function leased<Deps>(
   run: RunContext<Deps>,
-  store: StoreCalls,
+  { store, leases }: { store: StoreCalls; leases: LocalLeases },
   lost: (error: StoreError) => void,
   body: () => Promise<RunResult>,
 ): Promise<RunResult> {
@@ -572,19 +626,29 @@ async function leased<Deps>(
       if (error instanceof StoreError) error.messages = run.messages.slice();
       throw error;
     }
+    leases.hold(run.runId);
   }
   const lease = run.lease;
-  const stop = keepLease(store, lease, run.abort.signal, lost);
+  const stop = keepLease(store, lease, run.abort.signal, (error) => {
+    leases.drop(lease.runId);
+    lost(error);
+  });
   try {
     const result = await body();
     stop();
     // The run ended and its state is written: a failed release only means the lease runs out
     // on its own, so it does not turn a finished run into a failure (which would invite a rerun).
+    leases.drop(lease.runId);
     await store.release(lease).catch(() => {});
     return result;
   } catch (error) {
     stop();
-    if (!run.abort.aborted) await store.release(lease).catch(() => {});
+    if (!run.abort.aborted) {
+      leases.drop(lease.runId);
+      await store.release(lease).catch(() => {});
+    } else if (leases.holder(lease.runId) === "running") {
+      leases.leave(lease); // aborted before it held the lease: it runs out from now
+    }
     throw error;
   }
 }
@@ -613,6 +677,36 @@ function checkModelOptions(where: string, options: RunOptions<any>): void {
   checkStopWhen(where, options.stopWhen);
   checkTimeout(where, "timeoutMs", options.timeoutMs);
   checkTimeout(where, "modelTimeoutMs", options.modelTimeoutMs);
+}
+
+/**
+ * A promise given for the state or the decisions is a forgotten `await` (of a store's `get`, a
+ * `run()`, a lookup of decisions): said so, before it reads as a state that is not one.
+ */
+function refuseUnawaited(given: unknown, decisions: unknown): void {
+  if (isThenable(given)) {
+    throw new ResumeError(
+      "resume() got a promise, not a state: await it first, loop.resume(await saved, decisions) (from a run, resume result.state, or the run id with a store)",
+    );
+  }
+  if (isThenable(decisions)) {
+    throw new ResumeError(
+      "resume() got a promise for the decisions: await it first, loop.resume(state, await decisions)",
+    );
+  }
+  const result = given as { state?: unknown; steps?: unknown; status?: unknown } | null;
+  if (isPlainObject(result) && isPlainObject(result.state) && Array.isArray(result.steps)) {
+    throw new ResumeError(
+      "resume() got a run's result, not its state: resume result.state (or, with a store, result.state.runId)",
+    );
+  }
+}
+
+function isThenable(value: unknown): boolean {
+  return (
+    ((typeof value === "object" && value !== null) || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 const ROLES = new Set(["user", "assistant", "tool"]);

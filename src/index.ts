@@ -36,6 +36,9 @@ export type {
   PreToolCallInfo,
   PreToolCallVerdict,
 } from "./hooks.js";
+export type { AbortedRun } from "./loop/aborted-runs.js";
+export { abortedRunsOf } from "./loop/aborted-runs.js";
+export type { RunEventStream } from "./loop/event-queue.js";
 export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./loop-options.js";
 export type {
   AssistantPart,
@@ -93,6 +96,7 @@ export type {
 } from "./state/run-store.js";
 export { memoryRunStore } from "./state/run-store.js";
 export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
+export type { StoredStep } from "./state/stored-steps.js";
 export type {
   CallRecord,
   DecidedBy,

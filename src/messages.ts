@@ -7,6 +7,12 @@ export interface Usage {
   reasoningTokens?: number;
   /** Input tokens served from the provider's prompt cache, when reported. */
   cachedInputTokens?: number;
+  /**
+   * `true` when the provider reported no token counts (in a sum: when some model call did not),
+   * so the counts above are only what was reported, 0 when nothing was. A token limit and
+   * `tollgate/otel` take such usage as unknown, never as 0.
+   */
+  unknown?: true;
 }
 
 /** One piece of an assistant message: text, reasoning, or a request to call a tool. */
@@ -97,7 +103,7 @@ export interface ToolSpec {
 /** A usage with every count at zero. */
 export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
-/** Adds two usages; optional counts appear in the sum when either side has them. */
+/** Adds two usages; optional counts (and `unknown`) appear in the sum when either side has them. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = {
     inputTokens: a.inputTokens + b.inputTokens,
@@ -110,6 +116,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
     sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
   }
+  if (a.unknown || b.unknown) sum.unknown = true;
   return sum;
 }
 

@@ -129,7 +129,8 @@ export interface ExternalCall {
 
 /**
  * A call that had started and not settled when its run was aborted: its side effects are
- * uncertain. Listed on the abort reason's `unsettledCalls` (when the reason is an object).
+ * uncertain. Listed on the abort reason's `unsettledCalls` (when the reason is an object that is
+ * not frozen), and on each run `abortedRunsOf(reason)` gives.
  */
 export interface UnsettledCall {
   runId: string;

@@ -40,7 +40,9 @@ const WHERE = "toEventStream()";
  * no frame carries a run state or its signature unless `includeState: true` asks.
  * When the client goes away the events' iterator is closed (`return()`), which abandons a
  * `stream()` run at its next event; give the run the request's `signal` to stop it at once.
- * Read it with `readEventStream` from `tollgate/event-stream`.
+ * Read it with `readEventStream` from `tollgate/event-stream`. The Response is a 200 from the
+ * start: for a resume, `await events.ready()` first, so that a refused one (a double submit, a
+ * stale state) can be answered 409 instead of a stream that ends in an `error` frame.
  *
  * @example
  * export const GET = (request: Request) =>

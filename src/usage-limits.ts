@@ -4,7 +4,8 @@ import { checkKeys, shownValue } from "./util/option-keys.js";
  * Caps on what one run may use, counted over the whole run (across `resume()`, in any
  * process). A limit stops the model call or tool execution that would go past it, and the run
  * ends with status `"limit_reached"`: no model call once `modelCalls` calls were made or a
- * token count has reached its limit; no tool once `toolCalls` tools ran.
+ * token count has reached its limit (or is `unknown`: a provider that reports no usage fails a
+ * token limit closed); no tool once `toolCalls` tools ran.
  *
  * @example
  * const loop = new AgentLoop({ provider, tools, limits: { toolCalls: 10, totalTokens: 50_000 } });
@@ -30,6 +31,12 @@ export interface ReachedLimit {
   name: LimitName;
   value: number;
   used: number;
+  /**
+   * `true` for a token limit the provider gave no counts to check (its `usage` was `unknown`):
+   * the run stopped before the next model call rather than go past the limit unseen, and `used`
+   * is only what was reported.
+   */
+  unknown?: true;
 }
 
 /** What a run has used so far of the limits that are not tokens (tokens are in `usage`). */

@@ -79,7 +79,7 @@ describe("AgentLoop.run", () => {
     expect(result.pending).toBeUndefined();
     expect(JSON.parse(JSON.stringify(result.state))).toEqual(result.state);
     expect(result.state).toMatchObject({
-      version: 2,
+      version: 3,
       runId: expect.any(String),
       stateId: expect.any(String),
     });

@@ -127,6 +127,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /read_page: deny by policy \(other\.example\.net is not on the allowlist\)/,
     /status: ended_by_tool, ended by final_answer/,
   ],
+  "resume-stream.ts": [
+    /^first submit: 200$/m,
+    /^second submit: 409 run mail-1 is still running in this process/m,
+    /^first submit's run: completed$/m,
+    /^after it finished: 409 nothing to resume: run mail-1 ended with status "completed"$/m,
+  ],
   "event-stream.ts": [
     /^get_time: allow$/m,
     /^run-finish: completed$/m,

@@ -109,7 +109,8 @@ describe("one form of args, parsed once", () => {
 
   it("crash recovery of an edited approval runs the edited args, transformed once", async () => {
     const { pay, paid, hang } = payments();
-    const store = memoryRunStore({ leaseMs: 40 });
+    // Long enough that a loaded machine (`npm run mutate`'s coverage) still finds it live below.
+    const store = memoryRunStore({ leaseMs: 250 });
     const make = (turns: ScriptedTurn[]) =>
       new AgentLoop({ provider: scriptedProvider(turns), tools: [pay], store });
     const paused = await make([payTurn]).run("pay", { runId: "pay-1" });
@@ -130,7 +131,7 @@ describe("one form of args, parsed once", () => {
       args: { amount: 3, currency: "NOK" },
     });
     await expect(make([]).resume("pay-1", {})).rejects.toThrow(/still running/);
-    await sleep(60);
+    await sleep(300);
     hang.on = false;
     const recovered = await make([{ text: "recovered" }]).resume("pay-1", {});
     expect(recovered.status).toBe("completed");

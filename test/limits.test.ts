@@ -625,7 +625,7 @@ describe("pause and resume keep counting", () => {
     const old = roundTrip(paused.state);
     delete old.limits;
     delete old.callCounts;
-    expect(old.version).toBe(2);
+    expect(old.version).toBe(3);
     const second = agent(turns.slice(1), { limits: { toolCalls: 3, modelCalls: 5 } });
     const resumed = await second.loop.resume(old, { s1: { approve: true } });
     expect(second.ran).toEqual(["send ana", "work 2"]);

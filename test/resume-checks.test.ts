@@ -351,7 +351,7 @@ describe("migrations", () => {
     await refused(
       paused,
       paused.make().resume(older(paused.state, 0), { s1: { approve: true } }),
-      "the state is version 0 and this loop reads version 2; register stateMigrations[0] to upgrade it",
+      "the state is version 0 and this loop reads version 3; register stateMigrations[0] to upgrade it",
     );
   });
 
@@ -422,8 +422,8 @@ describe("migrations", () => {
     const paused = await pausedMail({ trustState: true });
     await refused(
       paused,
-      paused.make().resume(older(paused.state, 3), { s1: { approve: true } }),
-      "the state is version 3, newer than this loop reads (2); upgrade tollgate",
+      paused.make().resume(older(paused.state, 4), { s1: { approve: true } }),
+      "the state is version 4, newer than this loop reads (3); upgrade tollgate",
     );
   });
 });

@@ -355,7 +355,7 @@ describe("resume rejects what does not fit, and runs nothing", () => {
       .resume(old, { s1: { approve: true } })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ResumeError);
-    expect(error.message).toMatch(/version 0 and this loop reads version 2.*stateMigrations\[0\]/);
+    expect(error.message).toMatch(/version 0 and this loop reads version 3.*stateMigrations\[0\]/);
     const migrated = agent.make({
       stateMigrations: { 0: (state: RunState) => ({ ...state, version: 2 }) },
     });

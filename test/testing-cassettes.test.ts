@@ -201,9 +201,14 @@ describe("drift", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CassetteError);
     expect((error as CassetteError).path).toBe(path);
+    // A long text shows where it differs (here at once), not the same prefix on both sides.
+    const asked = "What is the capital of France?";
+    let at = 0;
+    while (complexPrompt[at] === asked[at]) at++;
     expect((error as Error).message).toBe(
       `cassette ${path}: the request for run 0, step 0 drifted from the recording (match: "strict"):\n` +
-        `  messages[0].content: expected ${JSON.stringify(complexPrompt).slice(0, 67)}..., got "What is the capital of France?"\n` +
+        `  messages[0].content: differs at character ${at} (lengths ${complexPrompt.length} and ${asked.length}): ` +
+        `expected ${JSON.stringify(complexPrompt.slice(0, at + 40))}…, got ${JSON.stringify(asked)}\n` +
         "If the change is intended, re-record with TOLLGATE_CASSETTES=record.",
     );
   });

@@ -55,6 +55,8 @@ describe("tollgate/vitest registers its matchers on import", () => {
       "toHaveCalledTool",
       "toHaveDenied",
       "toHavePausedFor",
+      "toHaveRequestedTool",
+      "toHaveRunTool",
       "toHaveRunTools",
     ]);
     expect(() => expect.extend(tollgateMatchers)).not.toThrow();
@@ -90,7 +92,7 @@ describe("toHaveCalledTool", () => {
 
     const paused_ = failureOf(() => expect(paused).toHaveCalledTool("delete_note"));
     expect(paused_).toContain(
-      "expected the run to have run delete_note, but delete_note was called and did not run",
+      "expected the run to have run delete_note, but the model asked for delete_note and it did not run (needs-approval)",
     );
     expect(paused_).toMatch(
       /^0 +\| delete_note \| \{"path":"old\.txt"\} \| needs-approval \| policy \| \(waits for approval\)$/m,

@@ -10,7 +10,7 @@ import type { ApprovalDecisions, FullRunStore, PendingApproval, RunState, Tool }
 export class InboxError extends Error {
   override readonly name = "InboxError";
   constructor(
-    readonly status: 400 | 404 | 405 | 409 | 413 | 415 | 500,
+    readonly status: 400 | 403 | 404 | 405 | 409 | 413 | 415 | 500,
     message: string,
     /** The waiting call a refusal is about (its key), so the page shows it next to that call. */
     readonly callKey?: string,

@@ -7,7 +7,9 @@
  *
  * Routes: `GET /` (the page), `GET /api/pending`, `POST /api/runs/:runId/decisions`,
  * `GET /api/runs/:runId/events` (server-sent events). It has no login: it listens on 127.0.0.1
- * only by default; put it behind your own authentication before it listens anywhere else.
+ * only by default; put it behind your own authentication before it listens anywhere else. Every
+ * request must come to an address the inbox serves (`Host`) and, when it says where it comes
+ * from (`Origin`), from one: a DNS-rebinding page or another site's page gets a 403.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -25,6 +27,7 @@ import type {
 import { ResumeError, toEventStream } from "tollgate";
 import { eventStreamModule } from "./browser-module.js";
 import { callKey, checkedDecisions, InboxError } from "./decisions.js";
+import { checkedOrigins, checkOwnOrigin, isWildcard } from "./own-origin.js";
 
 /**
  * Who resumes runs: the loop in this process (`inProcessWorker(loop)`), or a worker pool
@@ -55,6 +58,12 @@ export interface InboxOptions extends InboxWorker {
   tools: Iterable<Tool<any>>;
   /** Called with each unexpected error (a 500); default `console.error`. */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Where browsers reach the inbox besides 127.0.0.1, localhost and [::1] on its port (and the
+   * host given to `listen`): origins such as `"https://inbox.example.com"` behind your proxy.
+   * A request whose `Host` or `Origin` is none of these is refused (403).
+   */
+  origins?: string[] | undefined;
 }
 
 /** A call waiting for a human, as the page gets it. */
@@ -96,10 +105,14 @@ const RUN_PATH = /^\/api\/runs\/([^/]+)\/(decisions|events)$/;
 /** Creates the inbox. Nothing listens until `listen()` (or until you mount `handler`). */
 export function createInbox(options: InboxOptions): Inbox {
   const { store, onError = console.error } = options;
+  const origins = checkedOrigins(options.origins);
+  /** The host `listen` was given, unless it stands for every address. */
+  let listenHost: string | undefined;
   const tools = new Map<string, Tool>([...options.tools].map((tool) => [tool.name, tool]));
   const vendor = eventStreamModule().files;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    checkOwnOrigin(request, listenHost, origins);
     const url = new URL(request.url ?? "/", "http://inbox.invalid");
     const { pathname } = url;
     const page = PAGE[pathname];
@@ -157,6 +170,7 @@ export function createInbox(options: InboxOptions): Inbox {
     listen(port = 0, host = "127.0.0.1") {
       return new Promise((resolve, reject) => {
         server.once("error", reject);
+        listenHost = isWildcard(host) ? undefined : host;
         server.listen(port, host, () => {
           const address = server.address() as AddressInfo;
           resolve(`http://${host}:${address.port}/`);

@@ -73,7 +73,7 @@ const count = (value: unknown): number | undefined =>
 /**
  * The AI SDK's usage (`{ inputTokens: { total, cacheRead, … }, outputTokens: { total,
  * reasoning, … } }`) as tollgate's: counts a provider leaves out are 0, reasoning and cached
- * tokens appear when reported.
+ * tokens appear when reported, and no input or output total at all is `unknown` usage.
  */
 export function usageOf(provider: string, usage: unknown): Usage {
   if (
@@ -92,6 +92,7 @@ export function usageOf(provider: string, usage: unknown): Usage {
   const inputTokens = count(input.total) ?? 0;
   const outputTokens = count(output.total) ?? 0;
   const out: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  if (count(input.total) === undefined && count(output.total) === undefined) out.unknown = true;
   const reasoning = count(output.reasoning);
   if (reasoning !== undefined) out.reasoningTokens = reasoning;
   const cached = count(input.cacheRead);

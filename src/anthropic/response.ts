@@ -39,9 +39,11 @@ export const MESSAGE_OBJECT: AnswerShape = {
 
 /**
  * Maps Messages API usage. `inputTokens` counts every prompt token: the uncached ones plus
- * cache writes plus cache reads (`cachedInputTokens`), as Anthropic reports them apart.
+ * cache writes plus cache reads (`cachedInputTokens`), as Anthropic reports them apart. No
+ * input or output count at all is `unknown` usage.
  */
 export function anthropicUsage(usage: AnthropicUsage | undefined): Usage {
+  if (usage?.input_tokens == null && usage?.output_tokens == null) return makeUsage({});
   const cacheRead = usage?.cache_read_input_tokens ?? undefined;
   const input =
     (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (cacheRead ?? 0);

@@ -5,7 +5,8 @@
  * differ only in case, or are very long, still get distinct names that fit):
  * - `states/<name>.json`: a run's latest state.
  * - `leases/<name>.json`: a run's lease record `{ runId, token, expiresAt }`; never deleted, so
- *   fencing tokens only grow.
+ *   fencing tokens only grow. A new token is at least the clock in microseconds, so tokens grow
+ *   also past a record that was lost; a `renew` or `put` that finds its record gone rejects.
  * - `leases/<name>.lock`: held for the few milliseconds an `acquire`, `renew`, `put` or
  *   `release` reads the lease record and makes its one write (`withFileLock`); a lock left by a
  *   crashed process is broken once it is 10 s old (`STALE_LOCK_MS` in file-lock.ts).
@@ -22,6 +23,7 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { FullRunStore, RunLease, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
+import { lostRunData, nextToken } from "../util/fencing-token.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import {
   isPausedStatus,
@@ -118,7 +120,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
       return underLock(runId, async (held, files, checkHeld) => {
         const now = Date.now();
         if (held && held.expiresAt > now) return undefined;
-        const token = (held?.token ?? 0) + 1;
+        const token = nextToken(held?.token);
         await writeLease(files.lease, { runId, token, expiresAt: now + ttlMs }, checkHeld);
         return { runId, token, ttlMs };
       });
@@ -126,7 +128,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
     async renew(lease) {
       const { runId, token } = checkedLease("renew", lease);
       return underLock(runId, async (held, files, checkHeld) => {
-        if (held?.token !== token) return false;
+        if (held?.token !== token) return held ? false : lost("renew", runId, files);
         await writeLease(files.lease, { runId, token, expiresAt: Date.now() + ttlMs }, checkHeld);
         return true;
       });
@@ -136,7 +138,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
       if (state?.runId !== runId) return false;
       const text = JSON.stringify(state);
       return underLock(runId, async (held, files, checkHeld) => {
-        if (held?.token !== token) return false;
+        if (held?.token !== token) return held ? false : lost("put", runId, files);
         if (isPausedStatus(state.status)) {
           const entry: PendingEntry = { runId, updatedAt: Date.now() };
           await writeFileDurably(files.pending, JSON.stringify(entry), checkHeld);
@@ -179,7 +181,11 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
         if (held && held.expiresAt > Date.now()) return false;
         // Raise the token first: an owner whose lease ran out can no longer write the run back.
         if (held)
-          await writeLease(files.lease, { runId, token: held.token + 1, expiresAt: 0 }, checkHeld);
+          await writeLease(
+            files.lease,
+            { runId, token: nextToken(held.token), expiresAt: 0 },
+            checkHeld,
+          );
         // Every copy of the deleted state is used up: a signed copy must not resume the run.
         const state = (await readJson(files.state)) as RunState | undefined;
         if (typeof state?.stateId === "string") {
@@ -200,6 +206,19 @@ async function makeFolders(root: string, folders: string[]): Promise<void> {
   for (const folder of folders) await mkdir(folder, { recursive: true });
   await syncFolder(root);
   await syncFolder(dirname(root));
+}
+
+/**
+ * A `renew` or `put` under a lease whose record is gone: lease records are never deleted, so
+ * the folder lost the run's data (emptied, or restored from a copy without the file).
+ */
+function lost(method: string, runId: string, files: RunFiles): never {
+  throw lostRunData(
+    "fileRunStore",
+    method,
+    `the lease record of run ${runId} (${files.lease}) is gone`,
+    "keep the store's folder whole (back it up and restore it as one)",
+  );
 }
 
 /** The run's lease record, checked, or undefined before the run's first acquire. */

@@ -53,6 +53,7 @@ export const GENERATE_CONTENT_RESPONSE: AnswerShape = {
  * `reasoningTokens` is the thoughts alone.
  */
 export function geminiUsage(usage: UsageMetadata | undefined): Usage {
+  if (usage === undefined) return makeUsage({}); // no `usageMetadata`: unknown, not 0
   const thoughts = usage?.thoughtsTokenCount;
   return makeUsage({
     input: usage?.promptTokenCount,

@@ -14,15 +14,20 @@ const count = (value: unknown): number | undefined =>
 
 /**
  * Builds a `Usage`: missing input/output counts are 0, a missing total is their sum, and the
- * optional counts appear only when the provider reported them.
+ * optional counts appear only when the provider reported them. With no input, output or total
+ * count at all (a stream without its usage chunk) the usage is `unknown`, not a silent 0.
  */
 export function makeUsage(counts: UsageCounts): Usage {
-  const inputTokens = count(counts.input) ?? 0;
-  const outputTokens = count(counts.output) ?? 0;
+  const input = count(counts.input);
+  const output = count(counts.output);
+  const total = count(counts.total);
+  if (input === undefined && output === undefined && total === undefined) return unknownUsage();
+  const inputTokens = input ?? 0;
+  const outputTokens = output ?? 0;
   const usage: Usage = {
     inputTokens,
     outputTokens,
-    totalTokens: count(counts.total) ?? inputTokens + outputTokens,
+    totalTokens: total ?? inputTokens + outputTokens,
   };
   const cached = count(counts.cachedInput);
   const reasoning = count(counts.reasoning);
@@ -30,3 +35,11 @@ export function makeUsage(counts: UsageCounts): Usage {
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   return usage;
 }
+
+/** The usage of a response whose provider reported no token counts. */
+const unknownUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  unknown: true,
+});

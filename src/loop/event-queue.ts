@@ -6,8 +6,27 @@ export interface StartedRun {
   abandon(): void;
 }
 
-/** Starts a run whose events go to `sink`. */
-export type BeginRun = (sink: (event: LoopEvent) => void) => StartedRun;
+/**
+ * Starts a run whose events go to `sink`; a resume first checks its state (and may refuse),
+ * so it answers with a promise of the started run.
+ */
+export type BeginRun = (sink: (event: LoopEvent) => void) => StartedRun | Promise<StartedRun>;
+
+/**
+ * The events of a run (`loop.stream()`, `loop.resumeStream()`): an async generator of
+ * `LoopEvent`s, with `ready()` to learn whether the run could start before reading them.
+ */
+export interface RunEventStream extends AsyncGenerator<LoopEvent> {
+  /**
+   * Starts the run now (as the first `next()` would) and resolves with the stream once it has
+   * started: for a resume, once its state and decisions were checked and the state claimed.
+   * Rejects with what kept it from starting (a `ResumeError` for a double submit or a stale
+   * state: nothing ran, and the first `next()` rejects with the same error). Await it before an
+   * HTTP handler sends its headers, to answer a refusal with 409 instead of a 200 stream that
+   * fails. Once it resolved, read the stream (the run goes on, and its events queue up).
+   */
+  ready(): Promise<this>;
+}
 
 type Result = IteratorResult<LoopEvent, void>;
 
@@ -41,8 +60,9 @@ const asyncIteratorPrototype: object = Object.getPrototypeOf(
  * pays several promises per event, while this one answers `next()` with one promise, already
  * resolved when an event is waiting. It behaves as the generator did:
  *
- * - the run starts on the first `next()` (a `return()` or `throw()` before it starts nothing),
- *   and an error thrown while starting rejects that `next()`;
+ * - the run starts on the first `next()` or on `ready()` (a `return()` or `throw()` before it
+ *   starts nothing), and an error thrown while starting (a resume's checks, which may take a
+ *   while: `next()` calls wait for them in order) rejects that `next()` and `ready()`;
  * - the run goes on at its own pace and its events queue up for the reader, in order; `next()`
  *   calls made without awaiting each other get the events in the order they were called;
  * - the run's error rejects the `next()` after the events before it; then the stream is done;
@@ -52,9 +72,13 @@ const asyncIteratorPrototype: object = Object.getPrototypeOf(
  *
  * Every rejection of the run's result is handled here: none goes unhandled.
  */
-export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
+export class EventStream implements RunEventStream {
   #begin: BeginRun | undefined;
   #run: StartedRun | undefined;
+  /** Settles once an asynchronous start (a resume's checks) has settled; unset otherwise. */
+  #starting: Promise<void> | undefined;
+  /** What kept the run from starting, if anything did. */
+  #refused: { error: unknown } | undefined;
   /** Events not read yet: `#queue[#head]` is the next one. */
   #queue: LoopEvent[] = [];
   #head = 0;
@@ -90,17 +114,12 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
       return Promise.resolve({ value, done: false });
     }
     if (this.#closed) return Promise.resolve({ value: undefined, done: true });
-    const begin = this.#begin;
-    if (begin !== undefined) {
-      this.#begin = undefined;
-      try {
-        this.#start(begin);
-      } catch (error) {
-        this.#close();
-        return Promise.reject(error);
-      }
+    if (this.#begin !== undefined) {
+      this.#start();
       return this.next();
     }
+    // Calls made while a resume is checked wait for it, then take their turns in call order.
+    if (this.#starting !== undefined) return this.#starting.then(() => this.next());
     if (this.#ended) {
       const failed = this.#failed;
       const error = this.#error;
@@ -115,6 +134,16 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
       this.#later.push({ resolve: madeResolve, reject: madeReject });
     }
     return waiting;
+  }
+
+  /** Starts the run and resolves once it started; rejects with what kept it from starting. */
+  ready(): Promise<this> {
+    if (this.#begin !== undefined) this.#start();
+    const settled = this.#starting ?? Promise.resolve();
+    return settled.then(() => {
+      if (this.#refused !== undefined) throw this.#refused.error;
+      return this;
+    });
   }
 
   /** Stops reading: a run not finished yet is abandoned (its signal aborts). */
@@ -133,13 +162,47 @@ export class EventStream implements AsyncGenerator<LoopEvent, void, unknown> {
     return this;
   }
 
-  #start(begin: BeginRun): void {
-    const run = begin((event) => this.#push(event));
+  /** Starts the run, once: at once, or after a resume's checks (`#starting` meanwhile). */
+  #start(): void {
+    const begin = this.#begin!;
+    this.#begin = undefined;
+    let started: StartedRun | Promise<StartedRun>;
+    try {
+      started = begin((event) => this.#push(event));
+    } catch (error) {
+      this.#refuse(error);
+      return;
+    }
+    if (!(started instanceof Promise)) {
+      this.#attach(started);
+      return;
+    }
+    this.#starting = started.then(
+      (run) => {
+        this.#starting = undefined;
+        this.#attach(run);
+      },
+      (error: unknown) => {
+        this.#starting = undefined;
+        this.#refuse(error);
+      },
+    );
+  }
+
+  /** The run could not start: `ready()` rejects, and so does the next `next()`, once. */
+  #refuse(error: unknown): void {
+    this.#refused = { error };
+    this.#end(true, error);
+  }
+
+  #attach(run: StartedRun): void {
     this.#run = run;
     run.result.then(
       () => this.#end(false, undefined),
       (error: unknown) => this.#end(true, error),
     );
+    // The reader stopped while a resume was checked: the run it started is given up at once.
+    if (this.#closed) run.abandon();
   }
 
   /** The oldest waiting `next()`, taken off the waiting list; undefined when none waits. */

@@ -65,7 +65,8 @@ function outcomeOf<Deps>(step: OpenStep<Deps>, { stop, limit, endedBy }: Ending)
  * The transcript an error that ends a run carries: the run's messages, and when they end with
  * an assistant message whose calls have no results yet (the run failed mid-step, or while
  * writing a paused state), a tool message for it — each call's result where it has one, else
- * "not run" — so every tool call still has exactly one result.
+ * "outcome unknown" for a call that had started (an abort does not wait for it), else "not
+ * run" — so every tool call still has exactly one result.
  */
 export function transcriptOnFailure<Deps>(run: RunContext<Deps>, error: unknown): Message[] {
   const messages = run.messages.slice();
@@ -74,11 +75,14 @@ export function transcriptOnFailure<Deps>(run: RunContext<Deps>, error: unknown)
   const parts = last.parts.filter((part) => part.type === "tool-call");
   if (parts.length === 0) return messages;
   const calls = run.openStep?.().calls ?? run.steps[run.steps.length - 1]?.calls ?? [];
-  const results = parts.map(
-    (part) =>
-      calls.find((call) => call.toolCallId === part.id)?.result ??
-      errorResult(part.id, part.name, `not run: the run failed (${messageOf(error)})`),
-  );
+  const results = parts.map((part) => {
+    const call = calls.find((call) => call.toolCallId === part.id);
+    if (call?.result) return call.result;
+    const what = call?.started
+      ? "outcome unknown: the run failed while this call ran"
+      : "not run: the run failed";
+    return errorResult(part.id, part.name, `${what} (${messageOf(error)})`);
+  });
   messages.push(toolMessage(results));
   return messages;
 }

@@ -13,7 +13,8 @@ const TOKEN_LIMITS: readonly TokenLimit[] = ["inputTokens", "outputTokens", "tot
 
 /**
  * Before a model call: the limit the call would go past (`modelCalls` made, or a token count
- * that has reached its limit), else `undefined`, and the call is counted.
+ * that has reached its limit or that the provider left `unknown`: fail closed), else
+ * `undefined`, and the call is counted.
  */
 export function takeModelCall<Deps>(run: RunContext<Deps>): ReachedLimit | undefined {
   const { limits, callCounts, usage } = run;
@@ -23,7 +24,9 @@ export function takeModelCall<Deps>(run: RunContext<Deps>): ReachedLimit | undef
   }
   for (const name of TOKEN_LIMITS) {
     const value = limits[name];
-    if (value !== undefined && usage[name] >= value) return { name, value, used: usage[name] };
+    if (value === undefined) continue;
+    if (usage[name] >= value) return { name, value, used: usage[name] };
+    if (usage.unknown) return { name, value, used: usage[name], unknown: true };
   }
   callCounts.modelCalls++;
   return undefined;

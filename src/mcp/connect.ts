@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpConnectionError } from "./errors.js";
+import { readLinearly } from "./line-buffer.js";
 import { checkHttpSource, checkStdioSource } from "./source-checks.js";
 
 /** A server to start as a child process and talk to over stdio. */
@@ -14,6 +15,11 @@ export interface McpStdioSource {
   cwd?: string | undefined;
   /** What to do with the child's stderr: "inherit" (the default), "ignore", "pipe" or "overlapped". */
   stderr?: IOType | undefined;
+  /**
+   * The largest message the server may send, in bytes (the MCP SDK's `maxBufferSize`; default
+   * 10 MiB). A larger one closes the connection: the call's error says so and names this option.
+   */
+  maxBufferSize?: number | undefined;
 }
 
 /** A server to reach over Streamable HTTP. */
@@ -73,16 +79,26 @@ function transportOf(source: McpSource) {
     throw new TypeError("mcpTools(): give either { command } (stdio) or { url } (HTTP), not both");
   }
   if ("command" in given) {
-    checkSourceKeys(keys, ["command", "args", "env", "cwd", "stderr"]);
+    checkSourceKeys(keys, ["command", "args", "env", "cwd", "stderr", "maxBufferSize"]);
     checkStdioSource(given);
-    const { command, args = [], env, cwd, stderr } = given as unknown as McpStdioSource;
-    return new StdioClientTransport({
+    const {
+      command,
+      args = [],
+      env,
+      cwd,
+      stderr,
+      maxBufferSize,
+    } = given as unknown as McpStdioSource;
+    const transport = new StdioClientTransport({
       command,
       args,
       ...(env === undefined ? {} : { env }),
       ...(cwd === undefined ? {} : { cwd }),
       ...(stderr === undefined ? {} : { stderr }),
+      ...(maxBufferSize === undefined ? {} : { maxBufferSize }),
     });
+    readLinearly(transport, maxBufferSize);
+    return transport;
   }
   if ("url" in given) {
     checkSourceKeys(keys, ["url", "headers"]);

@@ -2,14 +2,20 @@ import { DuplicateToolError, TollgateError } from "tollgate";
 
 /**
  * An MCP server answered a call with `isError: true`. Thrown by the tool's `execute`, so the
- * model sees it as the call's error result (the run goes on).
+ * model sees it as the call's error result (the run goes on); `structuredContent` is the
+ * server's structured error, when it gave one.
  */
 export class McpToolError extends TollgateError {
+  /** The result's `structuredContent`, as the server sent it (`undefined` when it sent none). */
+  readonly structuredContent: Record<string, unknown> | undefined;
+
   constructor(
     readonly toolName: string,
     message: string,
+    structuredContent?: Record<string, unknown>,
   ) {
     super(message);
+    this.structuredContent = structuredContent;
   }
 }
 

@@ -55,7 +55,7 @@ export function mcpTool(
           { signal: ctx.signal, timeout: timeoutMs },
         )) as McpCallResult;
       } catch (error) {
-        throw failure(info.name, error, ctx.signal);
+        throw failure(info.name, error, ctx.signal, closed);
       }
       return outputOf(info.name, result);
     },
@@ -72,10 +72,23 @@ function annotationsOf(info: McpToolInfo): ToolAnnotations {
   return out as ToolAnnotations;
 }
 
-/** What a failed call throws: the run's abort reason, a connection error, or the server's error. */
-function failure(mcpName: string, error: unknown, signal: AbortSignal): unknown {
+/**
+ * What a failed call throws: the run's abort reason, a connection error (saying why the
+ * connection closed, when that is known: a message over the stdio limit), or the server's error.
+ */
+function failure(
+  mcpName: string,
+  error: unknown,
+  signal: AbortSignal,
+  closed: () => string | undefined,
+): unknown {
   if (signal.aborted) return signal.reason;
   const message = (error as Error)?.message ?? String(error);
+  const why = closed();
+  const lost = !(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed;
+  if (why !== undefined && lost) {
+    return new McpConnectionError(`MCP tool ${mcpName}: ${why}`, { cause: error });
+  }
   if (error instanceof McpError) {
     if (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout) {
       return new McpConnectionError(`MCP tool ${mcpName}: ${message}`, { cause: error });

@@ -3,7 +3,9 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { TollgateError, type Tool, Toolset } from "tollgate";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { connect, type McpSource } from "./connect.js";
+import { type ConnectionWatch, watchConnection } from "./connection-watch.js";
 import { McpConnectionError, McpToolNameError } from "./errors.js";
+import { listTools } from "./list-tools.js";
 import { type McpToolInfo, mcpTool } from "./mcp-tool.js";
 import {
   checkPrefix,
@@ -14,6 +16,7 @@ import {
   noteOrigin,
   originOf,
 } from "./names.js";
+import { relisting } from "./relisting.js";
 
 /** Options of `mcpTools`. */
 export interface McpToolsOptions {
@@ -26,7 +29,10 @@ export interface McpToolsOptions {
    * connected, or a name also in `include`, is a `TypeError`.
    */
   exclude?: string[] | undefined;
-  /** How long one MCP request (connect, list, call) may take, in ms (default 60 000). */
+  /**
+   * How long one MCP request (connect, call) or one listing of the tools (all its pages) may
+   * take, in ms (default 60 000).
+   */
   timeoutMs?: number | undefined;
   /**
    * Called with the new set after each refresh (`notifications/tools/list_changed`). If it
@@ -45,14 +51,19 @@ const OPTION_KEYS = ["prefix", "include", "exclude", "timeoutMs", "onToolsChange
 export type McpToolset = Toolset & {
   /** The server's tools as of the last refresh (this object holds them as first listed). */
   current(): Toolset;
-  /** Lists the server's tools again now; the next step's `prepareStep` offers them. */
+  /**
+   * Lists the server's tools again (once the listing that runs, if one does, is done); the next
+   * step's `prepareStep` offers them.
+   */
   refresh(): Promise<Toolset>;
   /**
    * A `LoopPolicy.prepareStep` that shows the loop's other tools and this server's current
    * ones: tools the server added since are offered from the next step on, removed ones are
-   * not. A failed refresh, a closed connection, or a new tool whose name another tool of the
-   * loop has (`McpToolNameError`: the server never takes a name) rejects the step (fail
-   * closed). Call it from your own `prepareStep` to combine both.
+   * not. It offers a complete listing asked for after every change the server announced before
+   * the step (waiting for at most two listings, so a server cannot stall the step). A failed
+   * refresh, a closed connection, or a new tool whose name another tool of the loop has
+   * (`McpToolNameError`: the server never takes a name) rejects the step (fail closed). Call it
+   * from your own `prepareStep` to combine both.
    */
   prepareStep(args: { tools: Toolset<any> }): Promise<Tool<any>[]>;
   /**
@@ -99,90 +110,62 @@ export async function mcpTools(
   }
   const { client, owned } = await connect(source, timeoutMs);
   const origin: McpOrigin = { label: serverLabel(client) };
-  let closedWhy: string | undefined;
-  // onclose may be replaced later by the owner of a Client passed in: `transport` tells too.
-  const whenClosed = () =>
-    closedWhy ??
-    (client.transport === undefined ? "the MCP server's connection is closed" : undefined);
-  const onclose = client.onclose;
-  client.onclose = () => {
-    closedWhy ??= "the MCP server's connection is closed";
-    onclose?.call(client);
-  };
+  const watch = watchConnection(client, origin.label);
   const build = async (first: boolean): Promise<Toolset> => {
-    const listed = await listAll(client, timeoutMs);
+    const listed = await listTools(client, timeoutMs, watch.why);
     if (first) checkNames(listed, include, exclude);
     const chosen = listed.filter(
       (info) => (!include || include.includes(info.name)) && !exclude?.includes(info.name),
     );
-    return toolsetOf(client, chosen, { prefix, timeoutMs, closed: whenClosed, origin });
+    return toolsetOf(client, chosen, { prefix, timeoutMs, closed: watch.why, origin });
   };
   let current: Toolset;
   try {
     current = await build(true);
   } catch (error) {
-    // The handler the client had before, or none.
-    if (onclose === undefined) delete client.onclose;
-    else client.onclose = onclose;
+    watch.restore();
     if (owned) await client.close().catch(() => {});
     throw error;
   }
-  // Settles (never rejects) when the latest refresh has: prepareStep waits for it.
-  let pending: Promise<void> | undefined;
   let refreshError: unknown;
-  const refresh = (): Promise<Toolset> => {
-    const run = build(false).then(
-      (tools) => {
-        current = tools;
-        refreshError = undefined;
-        try {
-          onToolsChanged?.(tools);
-        } catch (error) {
-          refreshError = new TollgateError(
-            `mcpTools(): onToolsChanged threw: ${messageOf(error)}`,
-            {
-              cause: error,
-            },
-          );
-          throw refreshError;
-        }
-        return tools;
-      },
-      (error) => {
-        refreshError = new McpConnectionError(
-          `the MCP server's tools could not be listed again: ${messageOf(error)}`,
-          { cause: error },
-        );
-        throw error;
-      },
-    );
-    const settled: Promise<void> = run.then(
-      () => {},
-      () => {},
-    );
-    pending = settled;
-    void settled.then(() => {
-      if (pending === settled) pending = undefined;
-    });
-    return run;
-  };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    await refresh().catch(() => {});
-  });
+  const relist = relisting(async (): Promise<Toolset> => {
+    let tools: Toolset;
+    try {
+      tools = await build(false);
+    } catch (error) {
+      refreshError = new McpConnectionError(
+        `the MCP server's tools could not be listed again: ${messageOf(error)}`,
+        { cause: error },
+      );
+      throw error;
+    }
+    current = tools;
+    refreshError = undefined;
+    try {
+      onToolsChanged?.(tools);
+    } catch (error) {
+      refreshError = new TollgateError(`mcpTools(): onToolsChanged threw: ${messageOf(error)}`, {
+        cause: error,
+      });
+      throw refreshError;
+    }
+    return tools;
+  }, current);
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => relist.changed());
   const set = current as McpToolset;
   const close = async () => {
-    closedWhy ??= "this toolset was closed (close() was called); open a new one with mcpTools()";
+    watch.closeWith("this toolset was closed (close() was called); open a new one with mcpTools()");
     client.removeNotificationHandler("notifications/tools/list_changed");
     if (owned) await client.close();
   };
   Object.assign(set, {
     current: () => current,
-    refresh,
+    refresh: relist.refresh,
     close,
     prepareStep: async ({ tools }: { tools: Toolset<any> }): Promise<Tool<any>[]> => {
-      while (pending) await pending;
-      const why = whenClosed();
-      if (why !== undefined) throw new McpConnectionError(why);
+      failIfClosed(watch);
+      await relist.fresh();
+      failIfClosed(watch);
       if (refreshError !== undefined) throw refreshError;
       // This server's tools (as listed before, or copies of them) make way for its current ones;
       // any other tool keeps its name, so a name the server takes from it is a clash.
@@ -196,6 +179,12 @@ export async function mcpTools(
     Object.defineProperty(set, Symbol.asyncDispose, { value: close });
   }
   return set;
+}
+
+/** A step over a closed connection does not start: `McpConnectionError` saying why. */
+function failIfClosed(watch: ConnectionWatch): void {
+  const why = watch.why();
+  if (why !== undefined) throw new McpConnectionError(why);
 }
 
 /** The server as errors name it: `MCP server "name"` from its `serverInfo`. */
@@ -249,26 +238,6 @@ function nameList(key: string, value: unknown): string[] | undefined {
     throw new TypeError(`mcpTools(): ${key} must be an array of MCP tool names`);
   }
   return value;
-}
-
-/** Every tool the server lists, page by page. */
-async function listAll(client: Client, timeoutMs: number): Promise<McpToolInfo[]> {
-  const tools: McpToolInfo[] = [];
-  let cursor: string | undefined;
-  do {
-    let page: Awaited<ReturnType<Client["listTools"]>>;
-    try {
-      page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    } catch (error) {
-      throw new McpConnectionError(
-        `mcpTools(): the server's tools could not be listed: ${(error as Error)?.message ?? error}`,
-        { cause: error },
-      );
-    }
-    tools.push(...(page.tools as McpToolInfo[]));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
 }
 
 /** What `toolsetOf` builds each tool with. */

@@ -22,8 +22,9 @@ export interface McpCallResult {
 
 /**
  * An MCP result as a tool's output: `isError: true` throws `McpToolError` (the model sees an
- * error result); images make a `toolContent(...)` of text and images; else `structuredContent`
- * when given; else the text of the parts, joined by newlines.
+ * error result: the text of the parts, else the `structuredContent` as JSON); images make a
+ * `toolContent(...)` of text and images; else `structuredContent` when given; else the text of
+ * the parts, joined by newlines.
  */
 export function outputOf(toolName: string, result: McpCallResult): unknown {
   if (typeof result !== "object" || result === null) {
@@ -32,13 +33,38 @@ export function outputOf(toolName: string, result: McpCallResult): unknown {
   // Servers of the 2024-10-07 protocol answer with `toolResult`.
   if ("toolResult" in result && result.content === undefined) return result.toolResult;
   const parts = Array.isArray(result.content) ? result.content : [];
-  if (result.isError === true) {
-    const text = parts.map(textOf).join("\n").trim();
-    throw new McpToolError(toolName, text || `MCP tool ${toolName} failed (isError, no message)`);
-  }
+  if (result.isError === true) throw errorOf(toolName, parts, result.structuredContent);
   if (parts.some((part) => part.type === "image")) return contentOf(parts);
   if (result.structuredContent !== undefined) return result.structuredContent;
   return parts.map(textOf).join("\n");
+}
+
+/**
+ * The `McpToolError` of an `isError` result: its text, else its structured error as JSON (the
+ * model reads what the server said either way), keeping the structured error on the error.
+ */
+function errorOf(
+  toolName: string,
+  parts: McpPart[],
+  structured: Record<string, unknown> | undefined,
+): McpToolError {
+  const text = parts.map(textOf).join("\n").trim();
+  const json = text === "" && structured !== undefined ? jsonOf(structured) : undefined;
+  const message =
+    text ||
+    (json === undefined
+      ? `MCP tool ${toolName} failed (isError, no message)`
+      : `MCP tool ${toolName} failed: ${json}`);
+  return new McpToolError(toolName, message, structured);
+}
+
+/** A value as JSON text, or `undefined` when JSON cannot carry it. */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function contentOf(parts: McpPart[]): ToolContent {

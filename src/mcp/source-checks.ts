@@ -5,7 +5,7 @@ const STDERR = ["inherit", "ignore", "pipe", "overlapped"];
 
 /** Checks a stdio source's keys before anything is started: each a `TypeError` naming the key. */
 export function checkStdioSource(source: Record<string, unknown>): void {
-  const { command, args, env, cwd, stderr } = source;
+  const { command, args, env, cwd, stderr, maxBufferSize } = source;
   if (typeof command !== "string" || command === "") {
     throw new TypeError(
       `mcpTools(): command must be a non-empty string, got ${shownValue(command)}`,
@@ -21,6 +21,14 @@ export function checkStdioSource(source: Record<string, unknown>): void {
   if (stderr !== undefined && !STDERR.includes(stderr as string)) {
     throw new TypeError(
       `mcpTools(): stderr must be ${STDERR.map((s) => `"${s}"`).join(", ")}; got ${shownValue(stderr)}`,
+    );
+  }
+  if (
+    maxBufferSize !== undefined &&
+    !(Number.isSafeInteger(maxBufferSize) && (maxBufferSize as number) > 0)
+  ) {
+    throw new TypeError(
+      `mcpTools(): maxBufferSize must be a positive whole number of bytes (the largest message the server may send; default 10 MiB), got ${shownValue(maxBufferSize)}`,
     );
   }
 }

@@ -83,6 +83,9 @@ function usageProblem(usage: unknown): string | undefined {
     if (usage[key] !== undefined && !isCount(usage[key]))
       return `usage.${key} must be a number >= 0`;
   }
+  if (usage.unknown !== undefined && usage.unknown !== true) {
+    return "usage.unknown must be true (the provider reported no token counts) or left out";
+  }
   return undefined;
 }
 

@@ -37,6 +37,8 @@ export const TOLLGATE = {
   postBy: "tollgate.post.by",
   postReason: "tollgate.post.reason",
   toolMs: "tollgate.tool.ms",
+  /** `true` where the provider reported no token counts: the `gen_ai.usage.*` counts are left out. */
+  usageUnknown: "tollgate.usage.unknown",
 } as const;
 
 /** The GenAI operation names (`gen_ai.operation.name`), which also begin the span names. */

@@ -1,10 +1,10 @@
-import type { Tracer } from "@opentelemetry/api";
+import type { Attributes, Tracer } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { LoopEvent, LoopListener } from "tollgate";
 import { ERROR_TYPE, GEN_AI, TOLLGATE } from "./attributes.js";
 import { contentText, errorTypeOf } from "./error-type.js";
 import { type OtelListenerOptions, resolveOtelOptions } from "./options.js";
-import { failed, type ParentRef, type RunSpans, SpanTree } from "./span-tree.js";
+import { failed, type ParentRef, type RunSpans, SpanTree, type SpanUsage } from "./span-tree.js";
 
 /**
  * An event listener that traces runs with OpenTelemetry, for `onEvent`: one `invoke_agent`
@@ -48,8 +48,7 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
         addUsage(run, event.usage);
         chat.setAttributes({
           [GEN_AI.finishReasons]: [event.finishReason],
-          [GEN_AI.inputTokens]: event.usage.inputTokens,
-          [GEN_AI.outputTokens]: event.usage.outputTokens,
+          ...usageAttributes(event.usage),
         });
         if (recordContent) {
           const message = { role: "assistant", parts: event.response.parts };
@@ -105,10 +104,7 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
       }
       case "run-finish":
         // This span's own tokens: a resumed run's `usage` also counts the legs before the pause.
-        run.span.setAttributes({
-          [GEN_AI.inputTokens]: run.usage.inputTokens,
-          [GEN_AI.outputTokens]: run.usage.outputTokens,
-        });
+        run.span.setAttributes(usageAttributes(run.usage));
         tree.endRun(event.runId, event.status);
         return;
       case "run-error":
@@ -129,7 +125,14 @@ function innermost(event: LoopEvent): LoopEvent {
 }
 
 /** Adds a model call's tokens to a run span's count. */
-function addUsage(run: RunSpans, usage: { inputTokens: number; outputTokens: number }): void {
+function addUsage(run: RunSpans, usage: SpanUsage): void {
   run.usage.inputTokens += usage.inputTokens;
   run.usage.outputTokens += usage.outputTokens;
+  if (usage.unknown) run.usage.unknown = true;
+}
+
+/** A span's token attributes: the counts, or only `tollgate.usage.unknown` (never a false 0). */
+function usageAttributes(usage: SpanUsage): Attributes {
+  if (usage.unknown) return { [TOLLGATE.usageUnknown]: true };
+  return { [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens };
 }

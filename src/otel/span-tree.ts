@@ -33,7 +33,14 @@ export interface RunSpans {
    * The tokens of the model calls made under this span (its own and its sub-runs'): a resumed
    * run's span counts only what it used, where `run-finish` gives the total since the run began.
    */
-  usage: { inputTokens: number; outputTokens: number };
+  usage: SpanUsage;
+}
+
+/** The tokens a span counts; `unknown` once a model call under it reported none. */
+export interface SpanUsage {
+  inputTokens: number;
+  outputTokens: number;
+  unknown?: true | undefined;
 }
 
 /** Where a sub-run starts: its parent run and the call that runs it. */

@@ -48,13 +48,66 @@ type ValidationLike =
 
 /**
  * The text inside a ```json (or ```) fence: when the answer is one, or holds exactly one (a
- * model often writes a line such as "Sure:" before it); else the text as it is.
+ * model often writes a line such as "Sure:" before it); else the text as it is. Read in one
+ * pass: as regular expressions, a fence followed by thousands of blank lines took minutes.
  */
 export function unfenced(text: string): string {
-  const whole = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?\s*```\s*$/.exec(text);
-  if (whole) return whole[1]!;
-  const blocks = [...text.matchAll(/```[a-zA-Z]*[ \t]*\n([\s\S]*?)\n?[ \t]*```/g)];
-  return blocks.length === 1 ? blocks[0]![1]! : text;
+  const whole = wholeFence(text);
+  if (whole !== undefined) return whole;
+  const blocks = fencedBlocks(text, 2);
+  return blocks.length === 1 ? blocks[0]! : text;
+}
+
+/** Whether `char` is white space as `\s` reads it (tested by code first: it is read per character). */
+function isSpace(char: string | undefined): boolean {
+  if (char === undefined) return false;
+  const code = char.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(char);
+}
+const isLetter = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+
+/**
+ * The body of a text that is one fence (spaces around it): "```", a language's letters, space
+ * ending in a line break, the body, space, "```". The body starts after the last line break of
+ * that first space and leaves out the space before the closing fence.
+ */
+function wholeFence(text: string): string | undefined {
+  let at = text.length - text.trimStart().length;
+  if (!text.startsWith("```", at)) return undefined;
+  for (at += 3; isLetter(text.charCodeAt(at)); at++);
+  let body = -1;
+  for (; isSpace(text[at]); at++) if (text[at] === "\n") body = at + 1;
+  const close = text.trimEnd().length - 3;
+  if (body < 0 || close < body || !text.startsWith("```", close)) return undefined;
+  let end = close;
+  while (end > body && isSpace(text[end - 1])) end--;
+  return text.slice(body, end);
+}
+
+/**
+ * The bodies of the text's fenced blocks, the first `most` of them: "```", a language's letters,
+ * spaces or tabs, a line break, the body up to the next "```" (without a line break and spaces
+ * or tabs right before it).
+ */
+function fencedBlocks(text: string, most: number): string[] {
+  const blocks: string[] = [];
+  for (let open = text.indexOf("```"); open >= 0 && blocks.length < most; ) {
+    let at = open + 3;
+    while (isLetter(text.charCodeAt(at))) at++;
+    while (text[at] === " " || text[at] === "\t") at++;
+    const close = text[at] === "\n" ? text.indexOf("```", at + 1) : -1;
+    if (close < 0) {
+      open = text.indexOf("```", open + 1);
+      continue;
+    }
+    let end = close;
+    while (end > at + 1 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    if (end > at + 1 && text[end - 1] === "\n") end--;
+    blocks.push(text.slice(at + 1, end));
+    open = text.indexOf("```", close + 3);
+  }
+  return blocks;
 }
 
 /** The system prompt of "prompted" mode: the run's instructions, then the schema to answer in. */

@@ -21,8 +21,9 @@ const LOCK_CLASS = 0x746f6c6c;
  * idempotent and safe to call from many processes at once, which queue on an advisory lock).
  *
  * The table (one per store; `table` and `schema` options name it):
- * - `kind = 'run'` rows: `id` (the run id), `token` (the latest fencing token, from the
- *   `<table>_token_seq` sequence, so tokens grow even across a deleted row), `lease_expires_at`
+ * - `kind = 'run'` rows: `id` (the run id), `token` (the latest fencing token, at least the
+ *   next of the `<table>_token_seq` sequence, so tokens grow even across a deleted row, and the
+ *   database's clock in microseconds, so they grow across a restore too), `lease_expires_at`
  *   (by the database's clock), `state` (the latest state's JSON), `status`, `paused`, `updated_at`.
  * - `kind = 'claim'` rows: `id` is a claimed state id. Claims share the table rather than have
  *   their own so that there is one thing to create, grant, back up and name.

@@ -15,6 +15,13 @@ const WHERE = "postgresRunStore";
 /** A lease's end, `ms` after the database's `now()`. */
 const LEASE_END = "now() + $2::bigint * interval '1 millisecond'";
 
+/**
+ * The database's clock in microseconds since the epoch: a floor of every new token, so tokens
+ * keep growing after a restore took the rows and the sequence back (a backup, a failover to a
+ * replica that had not caught up).
+ */
+const CLOCK_MICROS = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
+
 /** `updated_at` in ms since the epoch (exact: `extract` answers numeric). */
 const UPDATED_MS = "(extract(epoch from updated_at) * 1000)::bigint AS updated_ms";
 
@@ -25,8 +32,10 @@ const UPDATED_MS = "(extract(epoch from updated_at) * 1000)::bigint AS updated_m
  * Each method is one statement: `acquire` is an insert-or-update-if-expired that returns the
  * new token; `renew`, `put` and `release` are `UPDATE … WHERE token = $n` (fencing); `claim` is
  * an insert that does nothing when the row is there. Leases expire by the database's clock, so
- * hosts need no synced clocks. Tokens come from one sequence, so they keep growing after
- * `delete` or `prunePostgresRuns` removes a row. Every error of `pg` is a rejection.
+ * hosts need no synced clocks. A new token is the greatest of the row's last plus one, the next
+ * of one sequence (so tokens keep growing after `delete` or `prunePostgresRuns` removes a row)
+ * and the database's clock in microseconds (so they keep growing after a restore took the
+ * table and the sequence back). Every error of `pg` is a rejection.
  *
  * @example
  * const db = new pg.Pool({ connectionString: process.env.DATABASE_URL });
@@ -55,9 +64,10 @@ export function postgresRunStore(
     async acquire(runId) {
       const { rows } = await query(
         `INSERT INTO ${table} AS r (kind, id, token, lease_expires_at)
-         VALUES ('run', $1, nextval('${sequence}'), ${LEASE_END})
+         VALUES ('run', $1, GREATEST(nextval('${sequence}'), ${CLOCK_MICROS}), ${LEASE_END})
          ON CONFLICT (kind, id) DO UPDATE
-           SET token = EXCLUDED.token, lease_expires_at = EXCLUDED.lease_expires_at
+           SET token = GREATEST(EXCLUDED.token, r.token + 1),
+               lease_expires_at = EXCLUDED.lease_expires_at
            WHERE r.lease_expires_at IS NULL OR r.lease_expires_at <= now()
          RETURNING token`,
         [checkedId(WHERE, "acquire", runId), ttlMs],

@@ -6,8 +6,9 @@
  * - `<prefix>{run:<runId>}:state`: the run's latest state, JSON. Paused and running states never
  *   expire; finished ones expire after `finishedTtlMs`.
  * - `<prefix>{run:<runId>}:lease`: the live lease's token, expiring by Redis's clock (PX).
- * - `<prefix>{run:<runId>}:token`: the fencing counter, never expires (also across `delete` and
- *   expiry), so an owner whose lease ran out can never write the run back.
+ * - `<prefix>{run:<runId>}:token`: the latest fencing token, never expires (also across `delete`
+ *   and expiry), so an owner whose lease ran out can never write the run back; a new token is
+ *   at least Redis's clock in microseconds, so one lost with the key is still below the next.
  * - `<prefix>{claim:<stateId>}`: a used state, never expires.
  * - `<prefix>pending`: a sorted set of paused runs, score = `updatedAt`, member = run id.
  *

@@ -3,16 +3,32 @@
  * KEYS are always `state, lease, token` of `runKeys`, in that order, unless said otherwise.
  */
 
+/**
+ * The run's next fencing token, as text: one more than its latest, or Redis's clock in
+ * microseconds (`TIME`) when that is more, so tokens keep growing after Redis lost the token
+ * key (a restart without persistence, FLUSHALL, an eviction). Written to KEYS[3].
+ */
+const NEXT_TOKEN = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local token = string.format('%.0f', math.max(tonumber(redis.call('GET', KEYS[3]) or '0') + 1, now))
+redis.call('SET', KEYS[3], token)`;
+
 /** ARGV: ttlMs. A new token when no lease is live (`SET NX PX`), else false. */
 export const ACQUIRE = `
 if not redis.call('SET', KEYS[2], '0', 'NX', 'PX', ARGV[1]) then return false end
-local token = redis.call('INCR', KEYS[3])
+${NEXT_TOKEN}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[1])
-return token`;
+return tonumber(token)`;
 
-/** ARGV: token, ttlMs. 1 when the token is still the run's latest (the lease is live again for ttlMs), else 0. */
+/**
+ * ARGV: token, ttlMs. 1 when the token is still the run's latest (the lease is live again for
+ * ttlMs), 0 when another is, -1 when the run has no token (Redis lost it).
+ */
 export const RENEW = `
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+local latest = redis.call('GET', KEYS[3])
+if not latest then return -1 end
+if latest ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
@@ -25,10 +41,13 @@ return 1`;
 
 /**
  * ARGV: token, state JSON, ttlMs for a finished state or '' for one that must not expire.
- * 1 when written (the token is the run's latest), else 0.
+ * 1 when written (the token is the run's latest), 0 when another token is, -1 when the run has
+ * no token (Redis lost it).
  */
 export const PUT = `
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+local latest = redis.call('GET', KEYS[3])
+if not latest then return -1 end
+if latest ~= ARGV[1] then return 0 end
 if ARGV[3] == '' then
   redis.call('SET', KEYS[1], ARGV[2])
 else
@@ -42,7 +61,7 @@ return 1`;
  */
 export const DELETE = `
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
-redis.call('INCR', KEYS[3])
+${NEXT_TOKEN}
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1`;
 

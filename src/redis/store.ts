@@ -1,5 +1,6 @@
 import type { FullRunStore, PendingRun, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
+import { lostRunData } from "../util/fencing-token.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import {
@@ -34,7 +35,9 @@ const DEFAULT_FINISHED_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * A `RunStore` in Redis, through your ioredis client (you own it: you connect and `quit()` it).
  * Safe for any number of processes and hosts, with no synced clocks: a lease is a key that
  * expires by Redis's own clock (`SET NX PX`), and `renew`, `release`, `put` and `delete` are Lua
- * scripts that check the run's fencing token, a counter that only grows and never expires. A
+ * scripts that check the run's fencing token, which never expires and only grows, also across
+ * a Redis that lost it (a new token is at least Redis's `TIME` in microseconds); a `renew` or
+ * `put` that finds the token gone rejects, saying the store lost the run's data. A
  * claim is a `SET NX` key that never expires, so a state resumes once, ever. Finished states
  * expire after `finishedTtlMs`; paused and running ones never do. `listPending` reads a sorted
  * set of paused runs, ordered by `updatedAt` (by Redis's clock).
@@ -77,7 +80,7 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
     },
     async renew(lease) {
       const { runId, token } = checkedLease(WHERE, "renew", lease);
-      return yesOrNo("renew", await onRun(RENEW, keysOf(runId), token, ttlMs));
+      return fenced("renew", runId, await onRun(RENEW, keysOf(runId), token, ttlMs));
     },
     async put(state, lease) {
       const { runId, token } = checkedLease(WHERE, "put", lease);
@@ -87,7 +90,7 @@ export function redisRunStore(redis: RedisClient, options?: RedisRunStoreOptions
       // Listed before the state is written: every paused state has its entry.
       if (paused) await indexRun(runId, true);
       const ttl = paused || state.status === "running" ? "" : finishedMs;
-      const wrote = yesOrNo("put", await onRun(PUT, keysOf(runId), token, text, ttl));
+      const wrote = fenced("put", runId, await onRun(PUT, keysOf(runId), token, text, ttl));
       // Taken off after: an entry left by a crash between is skipped by listPending.
       if (wrote && !paused) await indexRun(runId, false);
       return wrote;
@@ -203,6 +206,20 @@ function yesOrNo(method: string, answer: unknown): boolean {
   if (answer === 1) return true;
   if (answer === 0) return false;
   throw new Error(`${WHERE}.${method}: Redis answered ${String(answer)}, not 1 or 0`);
+}
+
+/**
+ * A fenced script's answer: 1 or 0 as `yesOrNo`; -1 (the run has no token) rejects, saying that
+ * Redis lost the run's data: the lease was not taken over, it was forgotten.
+ */
+function fenced(method: string, runId: string, answer: unknown): boolean {
+  if (answer !== -1) return yesOrNo(method, answer);
+  throw lostRunData(
+    WHERE,
+    method,
+    `Redis has no fencing token for run ${runId} any more (it restarted without persistence, was flushed, or evicted the key)`,
+    "keep Redis's data (appendonly yes, maxmemory-policy noeviction)",
+  );
 }
 
 function tokenOf(answer: unknown): number {

@@ -13,6 +13,7 @@ import { isPaused, RUN_STATE_VERSION, signatureOf, stateDigestOf } from "./run-s
 import { type ListedCall, listedCalls } from "./seal-state.js";
 import { stateProblem } from "./state-schema.js";
 import type { StoreCalls } from "./store-calls.js";
+import { fromVersion2, withResults } from "./stored-steps.js";
 import { type RoutedDecisions, routeDecisions, subAgentOf, waitingCalls } from "./sub-runs.js";
 
 /**
@@ -132,6 +133,8 @@ export async function planResume<Deps>(
       `nothing to resume: run ${state.runId} ended with status "${state.status}"`,
     );
   }
+  const unlinked = withResults(state);
+  if (unlinked !== undefined) throw new ResumeError(`the state is damaged at ${unlinked}`);
   if (state.parent && source !== "parent") {
     throw new ResumeError(
       `this state is the paused sub-run of call ${state.parent.toolCallId} in run ${state.parent.runId}: it resumes only with its parent; resume the parent's state`,
@@ -282,11 +285,18 @@ async function trustOf<Deps>(
   );
 }
 
+/** The upgrades of tollgate's own older state versions, applied without being registered. */
+const UPGRADES: Record<number, (state: unknown) => unknown> = { 2: fromVersion2 };
+
+/**
+ * Upgrades an older state to the version this build reads, one version at a time: with the
+ * loop's `stateMigrations` for that version, else tollgate's own upgrade (from version 2 on).
+ */
 function migrate<Deps>(options: ResumeSettings<Deps>, state: RunState): RunState {
   let current = state;
   while (current.version < RUN_STATE_VERSION) {
     const from = current.version;
-    const migration = options.stateMigrations[from];
+    const migration = options.stateMigrations[from] ?? UPGRADES[from];
     if (!migration) {
       throw new ResumeError(
         `the state is version ${from} and this loop reads version ${RUN_STATE_VERSION}; register stateMigrations[${from}] to upgrade it`,

@@ -1,7 +1,8 @@
 import type { Message, ToolCall, Usage } from "../messages.js";
-import type { ExternalCall, PendingApproval, StepRecord } from "../step-record.js";
+import type { ExternalCall, PendingApproval } from "../step-record.js";
 import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
+import type { StoredStep } from "./stored-steps.js";
 
 /** How a run ended. */
 export type RunStatus =
@@ -17,9 +18,10 @@ export type RunStatus =
 /**
  * The version of `RunState` this build writes and reads. Version 2: args everywhere in the
  * model's form (no `input` field), `unavailableCalls` counted per tool name, digests bound to
- * their state.
+ * their state. Version 3: a finished step's results are stored once, in its tool message
+ * (`toolMessage`); a version 2 state is upgraded on resume, with no migration to register.
  */
-export const RUN_STATE_VERSION = 2;
+export const RUN_STATE_VERSION = 3;
 
 /** A call a human refused in this run; the same call asked again is refused without asking. */
 export interface DeniedCall {
@@ -41,7 +43,7 @@ export interface RememberedDecision {
 }
 
 /**
- * Everything needed to continue a run, as plain JSON (schema version 2).
+ * Everything needed to continue a run, as plain JSON (schema version 3).
  *
  * - `status` is how the run stood when the state was written: `"needs_approval"` or
  *   `"needs_results"` (paused), `"running"` (a checkpoint written by a `RunStore` while tools
@@ -51,6 +53,9 @@ export interface RememberedDecision {
  *   `result` are settled; a `"needs-approval"` call without one waits for a decision; an
  *   `"allow"` call without one had not started, or had started (`started: true`) when the
  *   checkpoint was written. `messages` then end with that step's assistant message.
+ * - A finished step's results are stored once, in the tool message it wrote: its record names
+ *   that message (`toolMessage`, an index into `messages`) and its calls carry no `result`.
+ *   `RunResult.steps` has them; so does the run a state resumes.
  * - `pending` lists the calls waiting for a decision, each with the digest a decision may
  *   carry to prove it was made for exactly that call in exactly this state.
  * - `signature` (present when the loop has a `signingKey`) is an HMAC-SHA-256 over the
@@ -63,7 +68,7 @@ export interface RunState {
   runId: string;
   status: RunStatus | "running";
   messages: Message[];
-  steps: StepRecord[];
+  steps: StoredStep[];
   usage: Usage;
   maxSteps: number;
   /** Failures so far per tool name. */

@@ -1,4 +1,5 @@
 import type { ExternalCall, PendingApproval } from "../step-record.js";
+import { nextToken } from "../util/fencing-token.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import { pagedPending, pendingRunOf } from "../util/pending-page.js";
 import { checkedId, checkedLease } from "../util/store-args.js";
@@ -11,7 +12,10 @@ import { isPaused, type RunState } from "./run-state.js";
  */
 export interface RunLease {
   readonly runId: string;
-  /** Fencing token: grows with every `acquire` of the run. */
+  /**
+   * Fencing token: grows with every `acquire` of the run, also across a store that lost the
+   * run's data (tollgate's stores take the clock's microseconds when those are more).
+   */
   readonly token: number;
   /** How long the lease lasts after each acquire or renew; the loop renews it every third of that. */
   readonly ttlMs: number;
@@ -31,10 +35,15 @@ export interface RunStore {
   get(runId: string): Promise<RunState | undefined>;
   /**
    * Takes the run for this process: a new lease with a token greater than any before, or
-   * `undefined` while another lease on the run is live (not expired).
+   * `undefined` while another lease on the run is live (not expired). "Any before" includes
+   * tokens the store has forgotten (a restart without persistence, a restore): see docs/scale.md.
    */
   acquire(runId: string): Promise<RunLease | undefined>;
-  /** Extends a lease: true while its token is still the run's latest, false once another process took the run. */
+  /**
+   * Extends a lease: true while its token is still the run's latest, false once another process
+   * took the run. A store that finds it no longer knows the run's token (it lost the run's
+   * data) rejects, saying so, as `put` does.
+   */
   renew(lease: RunLease): Promise<boolean>;
   /**
    * Writes a state as its run's latest: true, or false (nothing written) when the lease's token
@@ -128,7 +137,7 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
       const held = leases.get(checkedId(WHERE, "acquire", runId));
       const now = Date.now();
       if (held && held.expiresAt > now) return undefined;
-      const token = (held?.token ?? 0) + 1;
+      const token = nextToken(held?.token);
       leases.set(runId, { token, expiresAt: now + ttlMs });
       return { runId, token, ttlMs };
     },
@@ -163,7 +172,7 @@ export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
     async delete(runId) {
       const held = leases.get(checkedId(WHERE, "delete", runId));
       if (held && held.expiresAt > Date.now()) return false;
-      if (held) leases.set(runId, { token: held.token + 1, expiresAt: 0 });
+      if (held) leases.set(runId, { token: nextToken(held.token), expiresAt: 0 });
       // Every copy of the deleted state is used up: a signed copy must not resume the run.
       const text = states.get(runId);
       if (text !== undefined) claimed.add((JSON.parse(text) as RunState).stateId);

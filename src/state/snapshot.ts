@@ -5,6 +5,7 @@ import type { CallCounts, UsageLimits } from "../usage-limits.js";
 import { mergeLimits, NO_LIMITS } from "../usage-limits.js";
 import type { DeniedCall, RememberedDecision, RunState, SubRunParent } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
+import { type StoredStep, storedSteps } from "./stored-steps.js";
 
 /**
  * A run's data: what a `RunState` holds and a live run appends to. `messages` and `steps` only
@@ -40,14 +41,16 @@ export interface RunData {
 /**
  * The state of a run as it stands, with the open step (if any) as its last step. Taken at
  * once (nothing awaited), so it is one consistent moment of the run; `sealState` adds the
- * pending list and the signature. `restore` is its inverse.
+ * pending list and the signature. `restore` is its inverse. A finished step's results are
+ * stored once, in its tool message (`storedSteps`).
  */
 export function snapshot(
   run: RunData,
   status: RunState["status"],
   extras: { endedBy?: ToolCall } = {},
 ): RunState {
-  const steps = run.steps.slice();
+  const messages = run.messages.slice();
+  const steps: StoredStep[] = storedSteps(run.steps, messages);
   const open = run.openStep?.();
   if (open) steps[open.index] = open;
   const state: RunState = {
@@ -55,7 +58,7 @@ export function snapshot(
     stateId: crypto.randomUUID(),
     runId: run.runId,
     status,
-    messages: run.messages.slice(),
+    messages,
     steps,
     usage: run.usage,
     maxSteps: run.maxSteps,

@@ -16,6 +16,7 @@ const usage = {
     totalTokens: { type: "number", minimum: 0 },
     reasoningTokens: { type: "number", minimum: 0 },
     cachedInputTokens: { type: "number", minimum: 0 },
+    unknown: { const: true },
   },
   additionalProperties: false,
 };
@@ -194,6 +195,8 @@ const stepRecord = {
       additionalProperties: false,
     },
     messages: { type: "integer", minimum: 1 },
+    // A finished step's tool message (its index in `messages`): its calls' results are there.
+    toolMessage: count,
   },
   additionalProperties: false,
 };

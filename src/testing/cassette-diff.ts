@@ -33,9 +33,34 @@ function walk(path: string, expected: Json | undefined, actual: Json | undefined
     return;
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return;
-  lines.push(
-    `${path.replace(/^\./, "") || "(the whole value)"}: expected ${show(expected)}, got ${show(actual)}`,
-  );
+  const at = path.replace(/^\./, "") || "(the whole value)";
+  if (
+    typeof expected === "string" &&
+    typeof actual === "string" &&
+    !(fits(expected) && fits(actual))
+  ) {
+    lines.push(`${at}: ${stringDiff(expected, actual)}`);
+    return;
+  }
+  lines.push(`${at}: expected ${show(expected)}, got ${show(actual)}`);
+}
+
+/** How much of two long strings a drift line shows before and after their first difference. */
+const BEFORE = 30;
+const AFTER = 40;
+
+/**
+ * Two long strings around their first difference, so a long prompt that changed in its middle
+ * shows the change, not the same prefix twice:
+ * `differs at character 812 (lengths 900 and 902): expected …"for the Oslo office"…, got …`.
+ */
+function stringDiff(expected: string, actual: string): string {
+  let at = 0;
+  while (at < expected.length && at < actual.length && expected[at] === actual[at]) at++;
+  const from = Math.max(0, at - BEFORE);
+  const around = (text: string) =>
+    `${from > 0 ? "…" : ""}${JSON.stringify(text.slice(from, at + AFTER))}${text.length > at + AFTER ? "…" : ""}`;
+  return `differs at character ${at} (lengths ${expected.length} and ${actual.length}): expected ${around(expected)}, got ${around(actual)}`;
 }
 
 const isObject = (value: Json | undefined): value is { [key: string]: Json } =>
@@ -47,3 +72,6 @@ function show(value: Json | undefined): string {
   const text = JSON.stringify(value);
   return text.length > 70 ? `${text.slice(0, 67)}...` : text;
 }
+
+/** Whether a string shows whole in one short line. */
+const fits = (text: string) => JSON.stringify(text).length <= 70;

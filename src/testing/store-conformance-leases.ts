@@ -1,3 +1,4 @@
+import type { RunLease } from "tollgate";
 import {
   type CheckContext,
   ensure,
@@ -18,6 +19,7 @@ export function leaseChecks({
   shortLived,
   shortLeaseMs,
   racers,
+  afterLoss,
 }: CheckContext): StoreCheck[] {
   const expired = () => sleep(shortLeaseMs * 1.5);
   return [
@@ -225,6 +227,35 @@ export function leaseChecks({
         ensureEqual(await store.put(stateOf(runId, "wrong lease"), lease), false, "put");
         ensureEqual(await store.get(runId), undefined, "get of the state's run");
         ensureEqual(await store.get(otherId), undefined, "get of the lease's run");
+      },
+    },
+    {
+      name: "fencing: a token after the store lost a run is still greater than every token handed out before, and the old lease writes nothing",
+      run: async () => {
+        const store = await makeStore();
+        const runId = uniqueId("run");
+        const tokens: number[] = [];
+        let stale: RunLease | undefined;
+        for (let i = 0; i < 3; i++) {
+          stale = await leaseOf(store, runId);
+          tokens.push(stale.token);
+          await store.release(stale);
+        }
+        const forgetful = await afterLoss(store);
+        const next = await leaseOf(forgetful, runId);
+        ensure(
+          next.token > Math.max(...tokens),
+          `after the store lost the run, acquire gave token ${next.token}, not greater than the tokens before (${show(tokens)}): a stalled owner's writes would pass`,
+        );
+        const late = stateOf(runId, "from the owner before the loss");
+        const wrote = await forgetful.put(late, stale as RunLease).catch(() => false);
+        ensureEqual(wrote, false, "put with a lease from before the loss");
+        ensureEqual(await forgetful.get(runId), undefined, "get after the refused put");
+        ensureEqual(
+          await forgetful.put(stateOf(runId, "new"), next),
+          true,
+          "put with the new lease",
+        );
       },
     },
     {

@@ -14,6 +14,11 @@ export interface CheckContext {
   readonly shortLived: () => Promise<RunStore>;
   readonly shortLeaseMs: number;
   readonly racers: number;
+  /**
+   * The store after it lost everything it held: `store` itself once the `forget` option made
+   * its backend forget, else a store `makeStore` makes afresh.
+   */
+  readonly afterLoss: (store: RunStore) => Promise<RunStore>;
 }
 
 /** Throws an `Error` with `message` unless `condition` holds. */

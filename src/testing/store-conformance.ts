@@ -24,6 +24,16 @@ export interface StoreConformanceOptions {
    * (the loop needs neither). Only those two groups can be left out.
    */
   skip?: ("listPending" | "delete")[];
+  /**
+   * Makes the store's backend lose everything it holds, as a restart without persistence or a
+   * restore from an older backup does (Redis: `FLUSHALL`; SQL: truncate the table and restart
+   * its sequences; files: empty the folder). The check "fencing: a token after the store lost
+   * a run …" then runs on the same store after it forgot. Without it, a store `makeStore` makes
+   * afresh stands in for the store after the loss: that is a real loss when each store has a
+   * backend of its own (a store in memory, a new folder, a new key prefix), and otherwise shows
+   * only that tokens keep growing.
+   */
+  forget?: (store: RunStore) => void | PromiseLike<unknown>;
 }
 
 /** The groups `skip` may name. */
@@ -48,7 +58,11 @@ export function runStoreConformance(
   if (typeof makeStore !== "function") {
     throw new TypeError("runStoreConformance: give a function that makes a store");
   }
-  checkKeys("runStoreConformance", options, ["shortLeaseMs", "racers", "skip"]);
+  checkKeys("runStoreConformance", options, ["shortLeaseMs", "racers", "skip", "forget"]);
+  const { forget } = options;
+  if (forget !== undefined && typeof forget !== "function") {
+    throw new TypeError("runStoreConformance: forget must be a function that empties the store");
+  }
   const skip = skipOf(options.skip);
   const shortLeaseMs = options.shortLeaseMs ?? 300;
   const racers = options.racers ?? 12;
@@ -70,6 +84,11 @@ export function runStoreConformance(
     shortLived: () => made({ leaseMs: shortLeaseMs }),
     shortLeaseMs,
     racers,
+    afterLoss: async (store) => {
+      if (!forget) return made();
+      await forget(store);
+      return store;
+    },
   };
   return [...leaseChecks(context), ...pendingChecks(context)].filter(
     (check) => !skip.has(check.name.slice(0, check.name.indexOf(":"))),

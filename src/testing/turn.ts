@@ -22,7 +22,10 @@ export interface TurnReply {
   toolCalls?: ScriptedToolCall[] | undefined;
   /** Default: "tool-calls" when there are tool calls, else "stop". */
   finishReason?: FinishReason | undefined;
-  /** Default: all zero. */
+  /**
+   * Default: all zero (a fake spends no tokens). `{ unknown: true }` plays a provider that
+   * reports no usage, to test what token limits and telemetry do then.
+   */
   usage?: Partial<Usage> | undefined;
 }
 

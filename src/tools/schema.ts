@@ -1,6 +1,7 @@
 import type * as z4 from "zod/v4/core";
 import { kindOf } from "../util/option-keys.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
+import { nullableJsonProblem, optionalInputProblem } from "./optional-input.js";
 import { formatIssues } from "./schema-issues.js";
 import type { SchemaIssue, ValidationResult } from "./validation-result.js";
 import { zod3JsonSchema, zod4JsonSchema } from "./zod-json-schema.js";
@@ -159,11 +160,13 @@ export interface NormalizedSchema<T> {
  * Normalises any supported schema once: zod v4 through `zod/v4/core`, zod v3 through
  * zod-to-json-schema (which gives an empty schema for zod v4), Standard JSON Schema, or
  * `jsonSchema()`. Throws a `TypeError` naming the tool and what to write instead when the
- * input is not a schema, or describes args a model cannot send: not an object at the top, or a
- * type with no JSON Schema form inside.
+ * input is not a schema, or describes args a model cannot send: not an object at the top (nor
+ * an optional or nullable one), or a type with no JSON Schema form inside.
  */
 export function normalizeSchema<T>(input: unknown, toolName: string): NormalizedSchema<T> {
   const schema = asStandardSchema<T>(input, toolName);
+  const optional = optionalInputProblem(schema);
+  if (optional) throw new TypeError(`tool "${toolName}": \`input\` ${optional}`);
   const jsonSchema = toJsonSchema(schema, toolName);
   requireObjectSchema(jsonSchema, toolName);
   return { jsonSchema, validate: schema["~standard"].validate };
@@ -220,6 +223,8 @@ function toJsonSchema(schema: StandardSchema, toolName: string): Record<string, 
 /** A model sends its args as one JSON object, so the schema must describe one at the top. */
 function requireObjectSchema(schema: Record<string, unknown>, toolName: string): void {
   if (schema.type === "object") return;
+  const nullable = nullableJsonProblem(schema);
+  if (nullable) throw new TypeError(`tool "${toolName}": \`input\` ${nullable}`);
   const union = ["anyOf", "oneOf", "allOf"].find((key) => Array.isArray(schema[key]));
   const got =
     schema.type !== undefined

@@ -15,9 +15,17 @@ const KEY_SHAPES: readonly RegExp[] = [
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
   // A token after an auth scheme.
   /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  // `api_key=…`, `"x-api-key": "…"`, `token: …`: the value after a credential's name.
-  /\b([A-Za-z-]*(?:api[-_]?key|access[-_]?token|secret|password|auth[-_]?token)["']?\s*[:=]\s*["']?)[^\s"'&,}]{8,}/gi,
 ];
+
+/**
+ * `api_key=…`, `"x-api-key": "…"`, `token: …`: the value after a credential's name, the name
+ * with what comes before its value kept (group 1). The name may end a run of letters and
+ * hyphens that starts at a word boundary (`x-api-key`, `myApiKey`): `startsAtWord` checks that,
+ * where a `\b[A-Za-z-]*` before the name would make a regular expression try every boundary of
+ * a long hyphenated run again (quadratic: 40 kB of "a-a-…" took 2 s).
+ */
+const NAMED_VALUE =
+  /((?:api[-_]?key|access[-_]?token|secret|password|auth[-_]?token)["']?\s*[:=]\s*["']?)[^\s"'&,}]{8,}/gi;
 
 /** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
 export function redactKeyShapes(text: string): string {
@@ -29,5 +37,37 @@ export function redactKeyShapes(text: string): string {
         : "[redacted]",
     );
   }
-  return out;
+  return redactNamedValues(out);
+}
+
+/** `text` with each value after a credential's name (`NAMED_VALUE`) replaced by `[redacted]`. */
+function redactNamedValues(text: string): string {
+  let out = "";
+  let copied = 0;
+  NAMED_VALUE.lastIndex = 0;
+  for (let match = NAMED_VALUE.exec(text); match !== null; match = NAMED_VALUE.exec(text)) {
+    if (!startsAtWord(text, match.index)) {
+      NAMED_VALUE.lastIndex = match.index + 1;
+      continue;
+    }
+    out += `${text.slice(copied, match.index)}${match[1]}[redacted]`;
+    copied = NAMED_VALUE.lastIndex;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * Whether the letters and hyphens right before `at` begin at a word boundary (`\b`, ASCII word
+ * characters): they hold a hyphen, or they start the text or follow a character that is not a
+ * digit or `_`. Each run of letters is scanned for at most one name, so this stays linear.
+ */
+function startsAtWord(text: string, at: number): boolean {
+  let start = at;
+  let hyphen = false;
+  for (; start > 0; start--) {
+    const code = text.charCodeAt(start - 1) | 0x20; // lower case, for letters
+    if (text.charCodeAt(start - 1) === 45) hyphen = true;
+    else if (code < 97 || code > 122) break;
+  }
+  return hyphen || start === 0 || !/[0-9_]/.test(text[start - 1]!);
 }

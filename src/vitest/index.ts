@@ -1,8 +1,8 @@
 /**
  * `tollgate/vitest`: matchers over a run's decisions. Import it once in a setup file (or a
- * test) and `expect(result).toHaveCalledTool("x")`, `.toHaveDenied`, `.toHavePausedFor`,
- * `.toHaveBlocked` and `.toHaveRunTools` are there, typed; each failure shows the run's
- * decision table. Or register them yourself: `expect.extend(tollgateMatchers)`.
+ * test) and `expect(result).toHaveRunTool("x")`, `.toHaveRequestedTool`, `.toHaveDenied`,
+ * `.toHavePausedFor`, `.toHaveBlocked` and `.toHaveRunTools` are there, typed; each failure
+ * shows the run's decision table. Or register them yourself: `expect.extend(tollgateMatchers)`.
  *
  * @example
  * // vitest.setup.ts (listed in vitest.config's test.setupFiles)

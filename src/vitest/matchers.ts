@@ -49,16 +49,17 @@ function toolName(matcher: string, name: unknown): string {
   return name;
 }
 
-/** The failure message: what was expected, then the run's decision table. */
+/** The failure message: what was expected (of the run, or of `subject`), then the run's decision table. */
 function explain(
   state: MatcherState,
   result: RunResult,
   decisions: CallDecision[],
   expected: string,
   found: string,
+  subject = "the run",
 ): () => string {
   return () =>
-    `expected the run ${state.isNot ? "not " : ""}to ${expected}, but ${found}\n\n` +
+    `expected ${subject} ${state.isNot ? "not " : ""}to ${expected}, but ${found}\n\n` +
     `The run's decisions (status ${result.status}):\n${formatDecisions(decisions)}`;
 }
 
@@ -71,7 +72,7 @@ const json = (value: unknown) => {
 };
 
 /** `where` for messages: "at step 0" or "at steps 0, 2", or "nowhere". */
-const where = (rows: CallDecision[]) =>
+const where = (rows: readonly { step: number }[]) =>
   rows.length === 0 ? "it did not" : `it did (step ${rows.map((d) => d.step).join(", ")})`;
 
 /**
@@ -81,7 +82,23 @@ const where = (rows: CallDecision[]) =>
 export const tollgateMatchers = {
   /**
    * The run ran tool `name` (the loop executed it), with args deep-equal to `args` when given
-   * (asymmetric matchers such as `expect.objectContaining` work).
+   * (asymmetric matchers such as `expect.objectContaining` work). For "the model asked for
+   * it", whatever the gate said, use `toHaveRequestedTool`.
+   */
+  toHaveRunTool(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    ...rest: [args?: unknown]
+  ): MatcherResult {
+    return ranTool(this, "toHaveRunTool", received, name, rest);
+  },
+
+  /**
+   * The same check as `toHaveRunTool` (the tool ran), under its first name.
+   *
+   * @deprecated "called" reads as "the model asked for it"; write `toHaveRunTool` for "it
+   * ran", or `toHaveRequestedTool` for "the model asked for it".
    */
   toHaveCalledTool(
     this: MatcherState,
@@ -89,24 +106,37 @@ export const tollgateMatchers = {
     name: string,
     ...rest: [args?: unknown]
   ): MatcherResult {
-    const matcher = "toHaveCalledTool";
+    return ranTool(this, "toHaveCalledTool", received, name, rest);
+  },
+
+  /**
+   * The model asked for tool `name` (whatever the gate decided, ran or not), with args
+   * deep-equal to `args` when given: the args as the model sent them, before hooks or edits.
+   */
+  toHaveRequestedTool(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    ...rest: [args?: unknown]
+  ): MatcherResult {
+    const matcher = "toHaveRequestedTool";
     const tool = toolName(matcher, name);
     const { result, decisions } = read(matcher, received, [tool]);
     const withArgs = rest.length > 0;
     const args = rest[0];
-    const ran = decisions.filter((d) => d.ran && d.tool === tool);
-    const hits = withArgs ? ran.filter((d) => this.equals(d.args, args)) : ran;
-    const expected = withArgs ? `have run ${tool} with args ${json(args)}` : `have run ${tool}`;
+    const asked = modelCalls(result).filter((c) => c.tool === tool);
+    const hits = withArgs ? asked.filter((c) => this.equals(c.args, args)) : asked;
+    const expected = withArgs
+      ? `have asked for ${tool} with args ${json(args)}`
+      : `have asked for ${tool}`;
     let found = where(hits);
-    if (!this.isNot && hits.length === 0 && ran.length > 0) {
-      found = `it ran ${tool} only with ${ran.map((d) => json(d.args)).join(", ")}`;
-    } else if (!this.isNot && decisions.some((d) => d.tool === tool && !d.ran)) {
-      found = `${tool} was called and did not run`;
+    if (!this.isNot && hits.length === 0 && asked.length > 0) {
+      found = `it asked for ${tool} only with ${asked.map((c) => json(c.args)).join(", ")}`;
     }
     return {
       pass: hits.length > 0,
-      message: explain(this, result, decisions, expected, found),
-      ...(withArgs ? { actual: ran.map((d) => d.args), expected: args } : {}),
+      message: explain(this, result, decisions, expected, found, "the model"),
+      ...(withArgs ? { actual: asked.map((c) => c.args), expected: args } : {}),
     };
   },
 
@@ -193,6 +223,55 @@ export const tollgateMatchers = {
   },
 };
 
+/** `toHaveRunTool` and its old name: the loop executed tool `name` (with `args`, when given). */
+function ranTool(
+  state: MatcherState,
+  matcher: string,
+  received: unknown,
+  name: unknown,
+  rest: [args?: unknown],
+): MatcherResult {
+  const tool = toolName(matcher, name);
+  const { result, decisions } = read(matcher, received, [tool]);
+  const withArgs = rest.length > 0;
+  const args = rest[0];
+  const ran = decisions.filter((d) => d.ran && d.tool === tool);
+  const hits = withArgs ? ran.filter((d) => state.equals(d.args, args)) : ran;
+  const expected = withArgs ? `have run ${tool} with args ${json(args)}` : `have run ${tool}`;
+  const notRun = decisions.filter((d) => d.tool === tool && !d.ran);
+  let found = where(hits);
+  if (!state.isNot && hits.length === 0 && ran.length > 0) {
+    found = `it ran ${tool} only with ${ran.map((d) => json(d.args)).join(", ")}`;
+  } else if (!state.isNot && hits.length === 0 && notRun.length > 0) {
+    found = `the model asked for ${tool} and it did not run (${notRun.map((d) => d.verdict).join(", ")})`;
+  }
+  return {
+    pass: hits.length > 0,
+    message: explain(state, result, decisions, expected, found),
+    ...(withArgs ? { actual: ran.map((d) => d.args), expected: args } : {}),
+  };
+}
+
+/** The tool calls as the model sent them, in order: each tool's name and its args JSON (or text). */
+function modelCalls(result: RunResult): { step: number; tool: string; args: unknown }[] {
+  return result.steps.flatMap((step) =>
+    step.calls.map((call) => ({
+      step: step.index,
+      tool: call.toolName,
+      args: modelArgs(call.repairedFrom ?? call.rawArgs),
+    })),
+  );
+}
+
+/** The args text as JSON, or the text itself when it is not JSON (what a model may send). */
+function modelArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 function verdictIs(
   state: MatcherState,
   matcher: string,
@@ -221,7 +300,15 @@ function verdictIs(
 /** The matchers' signatures, as `expect(result)` and `expect.not` see them. */
 export interface TollgateMatchers<R = unknown> {
   /** The run ran tool `name`, with args deep-equal to `args` when given (asymmetric matchers work). */
+  toHaveRunTool(name: string, args?: unknown): R;
+  /**
+   * The same check as `toHaveRunTool` (the tool ran).
+   *
+   * @deprecated write `toHaveRunTool` for "it ran", or `toHaveRequestedTool` for "the model asked for it".
+   */
   toHaveCalledTool(name: string, args?: unknown): R;
+  /** The model asked for tool `name`, whatever the gate decided; with `args`, the args it sent. */
+  toHaveRequestedTool(name: string, args?: unknown): R;
   /** A call to tool `name` was denied (by the policy, or refused on resume). */
   toHaveDenied(name: string): R;
   /** The run paused on a call to tool `name`, for approval or for a client-side result. */

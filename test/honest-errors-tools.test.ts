@@ -1,0 +1,402 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import {
+  AgentLoop,
+  defineProvider,
+  jsonSchema,
+  type LoopEvent,
+  ProviderError,
+  type RunState,
+  type StandardSchema,
+  tool,
+} from "tollgate";
+import { anthropic } from "tollgate/anthropic";
+import { gemini } from "tollgate/gemini";
+import { openAIChat, openAIResponses } from "tollgate/openai";
+import { otelListener } from "tollgate/otel";
+import { CassetteError, recordProvider, replayProvider, scriptedProvider } from "tollgate/testing";
+import "tollgate/vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { z as z3 } from "zod/v3";
+import { notesLoop } from "./support/decision-runs.js";
+import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
+
+/**
+ * Issue 24, section 5 (honest errors, the tools' and the testing side's): usage a provider did
+ * not report is unknown, not 0; an optional object is not a tool's input; the matchers say
+ * "ran" and "asked for" apart; a cassette's drift shows where two long texts differ; and the
+ * README's "Writing a provider" says what a provider's author must give.
+ */
+
+let server: ReplayServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const sse = (body: string) => ({ headers: { "content-type": "text/event-stream" }, body });
+const json = (body: unknown) => ({
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+/** An OpenAI-compatible stream (as Ollama or vLLM send it without `stream_options`): no usage chunk. */
+function chatStream(delta: object, finish: string): string {
+  const frame = (d: object, f: string | null) =>
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: d, finish_reason: f }] })}\n\n`;
+  return [frame(delta, null), frame({}, finish), "data: [DONE]\n\n"].join("");
+}
+
+const toolCallDelta = {
+  tool_calls: [{ index: 0, id: "c1", function: { name: "lookup", arguments: '{"q":"x"}' } }],
+};
+
+const lookup = tool({
+  name: "lookup",
+  input: z.object({ q: z.string() }),
+  execute: ({ q }) => `found ${q}`,
+});
+
+async function chatLoop(answers: { headers: Record<string, string>; body: string }[], limits = {}) {
+  server = await startReplayServer(answers);
+  const provider = openAIChat({ model: "local", baseURL: `${server.url}/v1`, apiKey: "sk-test" });
+  const events: LoopEvent[] = [];
+  const loop = new AgentLoop({
+    provider,
+    tools: [lookup],
+    limits,
+    onEvent: (event) => events.push(event),
+  });
+  return { loop, events };
+}
+
+const UNKNOWN = { inputTokens: 0, outputTokens: 0, totalTokens: 0, unknown: true };
+
+describe("usage a provider did not report is unknown, not 0/0/0", () => {
+  it("an OpenAI-compatible stream from a real HTTP server without a usage chunk: usage.unknown, in the step, the event and the run", async () => {
+    const { loop, events } = await chatLoop([
+      sse(chatStream(toolCallDelta, "tool_calls")),
+      sse(chatStream({ content: "done" }, "stop")),
+    ]);
+    const result = await loop.run("go");
+    expect(result.status).toBe("completed");
+    expect(result.usage).toEqual(UNKNOWN);
+    expect(result.steps.map((step) => step.usage)).toEqual([UNKNOWN, UNKNOWN]);
+    const responses = events.filter((e) => e.type === "model-response");
+    expect(responses.map((e) => e.usage.unknown)).toEqual([true, true]);
+    expect(server!.requests[0]!.json().stream_options).toEqual({ include_usage: true });
+  });
+
+  it("one reported step and one unreported: the sum has the reported counts and says unknown", async () => {
+    const usageFrame = `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 } })}\n\n`;
+    const reported = chatStream(toolCallDelta, "tool_calls").replace(
+      "data: [DONE]",
+      `${usageFrame.trimEnd()}\n\ndata: [DONE]`,
+    );
+    const { loop } = await chatLoop([sse(reported), sse(chatStream({ content: "ok" }, "stop"))]);
+    const result = await loop.run("go");
+    expect(result.steps[0]!.usage).toEqual({ inputTokens: 10, outputTokens: 4, totalTokens: 14 });
+    expect(result.usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 4,
+      totalTokens: 14,
+      unknown: true,
+    });
+  });
+
+  it("a token limit with unknown usage fails closed: no second model call, limit.unknown says why", async () => {
+    const { loop } = await chatLoop(
+      [sse(chatStream(toolCallDelta, "tool_calls")), sse(chatStream({ content: "x" }, "stop"))],
+      { totalTokens: 10_000 },
+    );
+    const result = await loop.run("go");
+    expect(result.status).toBe("limit_reached");
+    expect(result.limit).toEqual({ name: "totalTokens", value: 10_000, used: 0, unknown: true });
+    expect(server!.requests).toHaveLength(1);
+    // A limit that is not about tokens is not affected.
+    const { loop: calls } = await chatLoop(
+      [sse(chatStream(toolCallDelta, "tool_calls")), sse(chatStream({ content: "x" }, "stop"))],
+      { modelCalls: 5 },
+    );
+    expect((await calls.run("go")).status).toBe("completed");
+  });
+
+  it("the other adapters: no usage object in the answer is unknown usage", async () => {
+    const request = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
+    server = await startReplayServer([
+      json({
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        content: [{ type: "text", text: "hi" }],
+        stop_reason: "end_turn",
+      }),
+      json({
+        candidates: [{ content: { role: "model", parts: [{ text: "hi" }] }, finishReason: "STOP" }],
+      }),
+      json({
+        id: "resp_1",
+        object: "response",
+        status: "completed",
+        output: [
+          {
+            type: "message",
+            id: "m1",
+            role: "assistant",
+            content: [{ type: "output_text", text: "hi" }],
+          },
+        ],
+      }),
+    ]);
+    const providers = [
+      anthropic({ model: "claude-haiku-4-5", baseURL: `${server.url}/v1`, apiKey: "sk-ant" }),
+      gemini({ model: "gemini-2.0-flash", baseURL: `${server.url}/v1beta`, apiKey: "AIza" }),
+      openAIResponses({ model: "gpt-5", baseURL: `${server.url}/v1`, apiKey: "sk-test" }),
+    ];
+    for (const provider of providers) {
+      const response = await provider.generate(request, {});
+      expect(response.usage, provider.name).toEqual(UNKNOWN);
+    }
+  });
+
+  it("unknown usage survives a paused run's JSON state and stays unknown after resume", async () => {
+    const send = tool({
+      name: "send",
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => "sent",
+    });
+    const loop = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ name: "send", args: {} }], usage: { unknown: true } },
+        { text: "done", usage: { inputTokens: 3, outputTokens: 1 } },
+      ]),
+      tools: [send],
+      trustState: true,
+    });
+    const paused = await loop.run("go");
+    expect(paused.usage).toEqual(UNKNOWN);
+    const state: RunState = JSON.parse(JSON.stringify(paused.state));
+    const id = paused.pending![0]!.toolCallId;
+    const result = await loop.resume(state, { [id]: { approve: true } });
+    expect(result.status).toBe("completed");
+    expect(result.usage).toEqual({
+      inputTokens: 3,
+      outputTokens: 1,
+      totalTokens: 4,
+      unknown: true,
+    });
+  });
+
+  it("a provider's `usage.unknown` must be true or left out (ProviderError otherwise)", async () => {
+    const provider = defineProvider({
+      name: "odd",
+      model: "odd",
+      generate: async () => ({
+        parts: [{ type: "text", text: "hi" }],
+        finishReason: "stop",
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, unknown: "yes" as never },
+      }),
+    });
+    const error = await new AgentLoop({ provider }).run("go").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toMatch(/usage\.unknown must be true/);
+  });
+
+  it("tracing leaves the token counts out when they are unknown (never a 0), and says so", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    }).getTracer("usage");
+    const loop = new AgentLoop({
+      provider: scriptedProvider([
+        { toolCalls: [{ name: "lookup", args: { q: "a" } }], usage: { unknown: true } },
+        { text: "done", usage: { inputTokens: 5, outputTokens: 2 } },
+      ]),
+      tools: [lookup],
+      onEvent: otelListener(tracer),
+    });
+    await loop.run("go");
+    const spans = exporter.getFinishedSpans();
+    const attrs = (span: ReadableSpan | undefined) => span?.attributes ?? {};
+    const chats = spans.filter((span) => span.name.startsWith("chat"));
+    const run = spans.find((span) => span.name.startsWith("invoke_agent"));
+    expect(chats).toHaveLength(2);
+    expect(attrs(chats[0])["gen_ai.usage.input_tokens"]).toBeUndefined();
+    expect(attrs(chats[0])["gen_ai.usage.output_tokens"]).toBeUndefined();
+    expect(attrs(chats[0])["tollgate.usage.unknown"]).toBe(true);
+    expect(attrs(chats[1])["gen_ai.usage.input_tokens"]).toBe(5);
+    expect(attrs(chats[1])["tollgate.usage.unknown"]).toBeUndefined();
+    // The run's sum is not known either: a lower bound would pass for the whole.
+    expect(attrs(run)["gen_ai.usage.input_tokens"]).toBeUndefined();
+    expect(attrs(run)["tollgate.usage.unknown"]).toBe(true);
+  });
+});
+
+describe("an optional or nullable object as a tool's input is a TypeError at tool()", () => {
+  const object4 = () => z.object({ city: z.string() });
+  const object3 = () => z3.object({ city: z3.string() });
+  it.each([
+    ["zod 4 .optional()", object4().optional(), ".optional()"],
+    ["zod 4 .nullable()", object4().nullable(), ".nullable()"],
+    ["zod 4 .nullish()", object4().nullish(), ".nullish()"],
+    ["zod 4 .optional().describe()", object4().optional().describe("args"), ".optional()"],
+    ["zod 3 .optional()", object3().optional(), ".optional()"],
+    ["zod 3 .nullable()", object3().nullable(), ".nullable()"],
+    ["zod 3 .nullish()", object3().nullish(), ".nullish()"],
+  ])("%s: says to drop the wrapper and make the fields optional", (_, input, wrapper) => {
+    const make = () => tool({ name: "t", input: input as StandardSchema, execute: () => "" });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(
+      `tool "t": \`input\` is wrapped in ${wrapper}, but a model always sends its args as one JSON object (never none, never null). Instead, drop ${wrapper} and make the fields optional: z.object({ city: z.string().optional() })`,
+    );
+  });
+
+  it.each([
+    ['type: ["object", "null"]', { type: ["object", "null"], properties: {} }],
+    ["anyOf with a null branch", { anyOf: [{ type: "object", properties: {} }, { type: "null" }] }],
+    ["oneOf with a null branch", { oneOf: [{ type: "null" }, { type: "object" }] }],
+  ])("jsonSchema with %s: says to give type object alone", (_, schema) => {
+    const make = () => tool({ name: "t", input: jsonSchema(schema), execute: () => "" });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(
+      'tool "t": `input` allows null (or nothing) at the top, but a model always sends its args as one JSON object. Instead, give `type: "object"` alone',
+    );
+  });
+
+  it("a plain object, optional fields and a union in a field still pass", () => {
+    for (const input of [
+      z.object({ city: z.string().optional() }),
+      z3.object({ city: z3.string().nullish() }),
+      z.object({ action: z.union([z.object({ a: z.string() }), z.null()]) }),
+      jsonSchema({ type: "object", properties: { a: { type: ["string", "null"] } } }),
+    ]) {
+      expect(() => tool({ name: "t", input, execute: () => "" })).not.toThrow();
+    }
+  });
+});
+
+/** The failure message of an assertion that must fail. */
+function failureOf(assertion: () => void): string {
+  try {
+    assertion();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("the assertion passed, and it should have failed");
+}
+
+describe("the matchers say 'ran' and 'asked for' apart", () => {
+  const pausedRun = () =>
+    notesLoop([
+      {
+        toolCalls: [
+          { name: "read_note", args: { path: "b.txt" } },
+          { name: "delete_note", args: { path: "old.txt" } },
+          { name: "read_note", args: { path: "/etc/passwd" } },
+        ],
+      },
+    ]).run("go");
+
+  it("toHaveRunTool: the tool ran; a call the model made that did not run fails, saying so", async () => {
+    const paused = await pausedRun();
+    expect(paused).toHaveRunTool("read_note", { path: "b.txt" });
+    expect(paused).not.toHaveRunTool("delete_note");
+    const message = failureOf(() => expect(paused).toHaveRunTool("delete_note"));
+    expect(message).toContain(
+      "expected the run to have run delete_note, but the model asked for delete_note and it did not run (needs-approval)",
+    );
+  });
+
+  it("toHaveRequestedTool: the model asked for it, whatever the gate said, with the args it sent", async () => {
+    const paused = await pausedRun();
+    expect(paused).toHaveRequestedTool("delete_note");
+    expect(paused).toHaveRequestedTool("delete_note", { path: "old.txt" });
+    expect(paused).toHaveRequestedTool("read_note", { path: "/etc/passwd" }); // blocked, still asked
+    expect(paused).not.toHaveRequestedTool("send_note");
+    const message = failureOf(() =>
+      expect(paused).toHaveRequestedTool("delete_note", { path: "new.txt" }),
+    );
+    expect(message).toContain(
+      'expected the model to have asked for delete_note with args {"path":"new.txt"}, but it asked for delete_note only with {"path":"old.txt"}',
+    );
+    expect(failureOf(() => expect(paused).not.toHaveRequestedTool("delete_note"))).toContain(
+      "expected the model not to have asked for delete_note, but it did (step 0)",
+    );
+  });
+
+  it("toHaveCalledTool, the old name, checks that the tool ran and says 'ran' in its failure", async () => {
+    const paused = await pausedRun();
+    expect(paused).toHaveCalledTool("read_note");
+    const message = failureOf(() => expect(paused).toHaveCalledTool("delete_note"));
+    expect(message).toContain(
+      "expected the run to have run delete_note, but the model asked for delete_note and it did not run (needs-approval)",
+    );
+  });
+});
+
+describe("a cassette's drift shows where two long texts differ", () => {
+  it("a long prompt changed in its middle: the first differing character, with context on both sides", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "tollgate-drift-")), "run.json");
+    const head = "You are a careful assistant. ".repeat(40); // 1,160 characters alike
+    const tail = " Keep each under twenty words.".repeat(10);
+    const recorded = `${head}Summarise the report for the Oslo office, in three bullet points.${tail}`;
+    const changed = `${head}Summarise the report for the Bergen office, in three bullet points.${tail}`;
+    await new AgentLoop({ provider: recordProvider(scriptedProvider([{ text: "ok" }]), path) }).run(
+      recorded,
+    );
+    const error = await new AgentLoop({ provider: replayProvider(path) })
+      .run(changed)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CassetteError);
+    const at = recorded.indexOf("Oslo");
+    // 30 characters before the first difference, 40 from it, on both sides.
+    expect(recorded.slice(at - 30, at + 40)).toBe(
+      " Summarise the report for the Oslo office, in three bullet points. Kee",
+    );
+    expect((error as Error).message).toContain(
+      `  messages[0].content: differs at character ${at} (lengths ${recorded.length} and ${changed.length}): ` +
+        `expected …" Summarise the report for the Oslo office, in three bullet points. Kee"…` +
+        `, got …" Summarise the report for the Bergen office, in three bullet points. K"…\n`,
+    );
+  });
+
+  it("short values keep the plain form", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "tollgate-drift-")), "run.json");
+    await new AgentLoop({ provider: recordProvider(scriptedProvider([{ text: "ok" }]), path) }).run(
+      "hello",
+    );
+    const error = await new AgentLoop({ provider: replayProvider(path) })
+      .run("hullo")
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toContain(
+      '  messages[0].content: expected "hello", got "hullo"',
+    );
+  });
+});
+
+describe('the README\'s "Writing a provider" says what an author must give', () => {
+  const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+  const start = readme.indexOf("## Writing a provider");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+
+  it("ProviderError's required fields, and generate's second argument", () => {
+    expect(section).toContain(
+      "`new ProviderError(message, { provider, retryable, status?, body?, cause?",
+    );
+    expect(section).toMatch(
+      /`provider` \(your provider's `name`\) and `retryable` .* are required/s,
+    );
+    expect(section).toContain("`generate(request, options)`");
+    expect(section).toContain("`{ signal?, runId?, step? }`");
+    expect(section).toContain("unknown: true");
+  });
+});
