@@ -25,6 +25,12 @@ let sent = () => {};
 const mailSent = new Promise<void>((resolve) => {
   sent = resolve;
 });
+// The mail server answers once the second submit has been answered, so that one meets the run
+// still going, however fast this machine is.
+let answer = () => {};
+const mailServerAnswers = new Promise<void>((resolve) => {
+  answer = resolve;
+});
 const sendMail = tool({
   name: "send_mail",
   description: "Sends a mail",
@@ -32,7 +38,7 @@ const sendMail = tool({
   needsApproval: true,
   execute: async ({ to }) => {
     sent();
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the mail server is slow
+    await mailServerAnswers; // the mail server is slow
     return `sent to ${to}`;
   },
 });
@@ -91,6 +97,7 @@ const second = await submit();
 console.log(
   `second submit: ${second.status} ${((await second.json()) as { error: string }).error.slice(0, 52)}…`,
 );
+answer();
 for await (const event of readEventStream(first)) {
   if (event.type === "run-finish") console.log(`first submit's run: ${event.status}`);
 }
