@@ -1,6 +1,6 @@
-import type { Message } from "./messages.js";
-import type { FinishReason } from "./provider.js";
-import type { UnsettledCall } from "./step-record.js";
+import type { Message } from "./types/messages.js";
+import type { FinishReason } from "./types/provider.js";
+import type { UnsettledCall } from "./types/step-record.js";
 
 /** Shared by every copy of tollgate in a process (ESM and CommonJS builds). */
 const TOLLGATE = Symbol.for("tollgate.error-class");

@@ -1,8 +1,7 @@
-export type { ResumeOptions, RunOptions } from "./agent-loop.js";
-export { AgentLoop } from "./agent-loop.js";
-export type { AgentToolOptions, PromptInput } from "./agent-tool.js";
-export type { ToolContent } from "./content-parts.js";
-export { toolContent } from "./content-parts.js";
+export type { ResumeOptions, RunOptions } from "./api/agent-loop.js";
+export { AgentLoop } from "./api/agent-loop.js";
+export type { AgentToolOptions, PromptInput } from "./api/agent-tool.js";
+export { type EventStreamOptions, toEventStream } from "./api/to-event-stream.js";
 export {
   DuplicateToolError,
   HookError,
@@ -21,61 +20,22 @@ export {
   ToolRetriesExceededError,
   UnknownToolError,
 } from "./errors.js";
-export type {
-  ListenerErrorHandler,
-  LoopEvent,
-  LoopEventOf,
-  LoopEventType,
-  LoopListener,
-} from "./events.js";
-export type {
-  PostToolCallHook,
-  PostToolCallInfo,
-  PostToolCallVerdict,
-  PreToolCallHook,
-  PreToolCallInfo,
-  PreToolCallVerdict,
-} from "./hooks.js";
+export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./gate/policy.js";
 export type { AbortedRun } from "./loop/aborted-runs.js";
 export { abortedRunsOf } from "./loop/aborted-runs.js";
 export type { RunEventStream } from "./loop/event-queue.js";
-export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./loop-options.js";
-export type {
-  AssistantPart,
-  FilePart,
-  ImagePart,
-  MediaSource,
-  Message,
-  TextPart,
-  ToolCall,
-  ToolContentPart,
-  ToolResult,
-  ToolSpec,
-  Usage,
-  UserPart,
-} from "./messages.js";
-export { contentText } from "./messages.js";
 export type { ProviderDefinition } from "./model/define-provider.js";
 export { defineProvider } from "./model/define-provider.js";
 export { collectResponse } from "./model/response-assembler.js";
+export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./options/loop-options.js";
+export type { StopCondition, StopContext, StoppedBy } from "./options/stop-conditions.js";
+export { hasToolCall, stepCountIs } from "./options/stop-conditions.js";
 export type {
   InferOutputOf,
   OutputMode,
   OutputOption,
   OutputSchema,
 } from "./output/output-option.js";
-export type { Decision, LoopPolicy, PreparedStep, StepTools } from "./policy.js";
-export type {
-  FinishReason,
-  ModelRequest,
-  ModelResponse,
-  ModelSettings,
-  ModelStreamPart,
-  Provider,
-  ProviderCallOptions,
-  ResponseFormat,
-} from "./provider.js";
-export type { RunEnding, RunResult, RunResultBase } from "./run-result.js";
 export type { ApprovalDecision, ApprovalDecisions, ExternalResult } from "./state/resume-plan.js";
 export type {
   DeniedCall,
@@ -97,27 +57,6 @@ export type {
 export { memoryRunStore } from "./state/run-store.js";
 export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
 export type { StoredStep } from "./state/stored-steps.js";
-export type {
-  CallRecord,
-  DecidedBy,
-  ExternalCall,
-  PendingApproval,
-  StepRecord,
-  SubRunState,
-  UnsettledCall,
-  Verdict,
-} from "./step-record.js";
-export type { StopCondition, StopContext, StoppedBy } from "./stop-conditions.js";
-export { hasToolCall, stepCountIs } from "./stop-conditions.js";
-export { type EventStreamOptions, toEventStream } from "./to-event-stream.js";
-export type { ToolAnnotations } from "./tool-annotations.js";
-export type {
-  FormatToolError,
-  RepairInfo,
-  RepairToolCall,
-  ToolErrorInfo,
-  ToolErrorKind,
-} from "./tool-feedback.js";
 export type { ArgsLimits } from "./tools/args.js";
 export type {
   CallLike,
@@ -147,4 +86,65 @@ export type {
 } from "./tools/tool.js";
 export { tool, withMaxRetries } from "./tools/tool.js";
 export { Toolset, toolset } from "./tools/toolset.js";
-export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "./usage-limits.js";
+export type {
+  ListenerErrorHandler,
+  LoopEvent,
+  LoopEventOf,
+  LoopEventType,
+  LoopListener,
+} from "./types/events.js";
+export type {
+  PostToolCallHook,
+  PostToolCallInfo,
+  PostToolCallVerdict,
+  PreToolCallHook,
+  PreToolCallInfo,
+  PreToolCallVerdict,
+} from "./types/hooks.js";
+export type {
+  AssistantPart,
+  FilePart,
+  ImagePart,
+  MediaSource,
+  Message,
+  TextPart,
+  ToolCall,
+  ToolContentPart,
+  ToolResult,
+  ToolSpec,
+  Usage,
+  UserPart,
+} from "./types/messages.js";
+export type {
+  FinishReason,
+  ModelRequest,
+  ModelResponse,
+  ModelSettings,
+  ModelStreamPart,
+  Provider,
+  ProviderCallOptions,
+  ResponseFormat,
+} from "./types/provider.js";
+export type { RunEnding, RunResult, RunResultBase } from "./types/run-result.js";
+export type {
+  CallRecord,
+  DecidedBy,
+  ExternalCall,
+  PendingApproval,
+  StepRecord,
+  SubRunState,
+  UnsettledCall,
+  Verdict,
+} from "./types/step-record.js";
+export type { ToolAnnotations } from "./types/tool-annotations.js";
+export type {
+  FormatToolError,
+  RepairInfo,
+  RepairToolCall,
+  ToolErrorInfo,
+  ToolErrorKind,
+} from "./types/tool-feedback.js";
+export type { ToolContent } from "./util/content-parts.js";
+export { toolContent } from "./util/content-parts.js";
+export { contentText } from "./util/message-text.js";
+export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "./util/usage-limits.js";

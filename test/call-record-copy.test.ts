@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recordWith } from "../src/loop/call-record.js";
-import type { CallRecord } from "../src/step-record.js";
+import type { CallRecord } from "../src/types/step-record.js";
 
 describe("recordWith (a call record copied field by field)", () => {
   it("keeps every field of CallRecord but the verdict and who decided", () => {

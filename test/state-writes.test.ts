@@ -18,7 +18,7 @@ import { scriptedProvider } from "tollgate/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RunContext } from "../src/loop/run-context.js";
-import type { ResolvedOptions } from "../src/loop-options.js";
+import type { ResolvedOptions } from "../src/options/loop-options.js";
 import { approvalDigest } from "../src/state/digest.js";
 import { RUN_STATE_VERSION, signatureOf, stateDigestOf } from "../src/state/run-state.js";
 import { runWrites } from "../src/state/run-writes.js";

@@ -1,7 +1,7 @@
 import type { LoopEvent, RunResult, RunState } from "tollgate";
-import { isEventType } from "../event-names.js";
 import { readSSE, type SSEEvent } from "../http/sse.js";
 import { FRAME } from "../util/event-frames.js";
+import { isEventType } from "../util/event-names.js";
 
 /**
  * A run's event as `toEventStream` sends it: `run-finish`'s `result.state` (and a step

@@ -1,17 +1,17 @@
 import { HookError, messageOf } from "../errors.js";
-import type { PreToolCallHook, PreToolCallVerdict } from "../hooks.js";
-import type { ToolCall, ToolCallPart } from "../messages.js";
-import type { LoopPolicy } from "../policy.js";
 import type { DeniedCall, RememberedDecision } from "../state/run-state.js";
-import type { DecidedBy } from "../step-record.js";
-import type { RepairToolCall } from "../tool-feedback.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs, parseArgs, withoutAdvice } from "../tools/args.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import type { PreToolCallHook, PreToolCallVerdict } from "../types/hooks.js";
+import type { ToolCall, ToolCallPart } from "../types/messages.js";
+import type { DecidedBy } from "../types/step-record.js";
+import type { RepairToolCall } from "../types/tool-feedback.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, readBoolean, shortForm } from "../util/policy-call.js";
 import { askHook } from "./ask-hook.js";
+import type { LoopPolicy } from "./policy.js";
 import { readPreCallVerdict } from "./verdict.js";
 
 /** What the gate decided for one call, and who decided it. */

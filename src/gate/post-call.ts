@@ -1,8 +1,8 @@
 import { describeValue, HookError, messageOf } from "../errors.js";
-import type { PostToolCallHook, PostToolCallInfo, PostToolCallVerdict } from "../hooks.js";
-import type { ToolCall, ToolContentPart } from "../messages.js";
 import { freezeJson } from "../tools/args.js";
 import { toJsonOutput } from "../tools/tool-output.js";
+import type { PostToolCallHook, PostToolCallInfo, PostToolCallVerdict } from "../types/hooks.js";
+import type { ToolCall, ToolContentPart } from "../types/messages.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { askHook } from "./ask-hook.js";
 import { readPostCallVerdict } from "./verdict.js";

@@ -1,5 +1,5 @@
 import { describeValue } from "../errors.js";
-import type { PostToolCallVerdict, PreToolCallVerdict } from "../hooks.js";
+import type { PostToolCallVerdict, PreToolCallVerdict } from "../types/hooks.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
 
 /** What a verdict key may hold; `undefined` always means "not given". */

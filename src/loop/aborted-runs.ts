@@ -1,5 +1,5 @@
-import type { Message } from "../messages.js";
-import type { UnsettledCall } from "../step-record.js";
+import type { Message } from "../types/messages.js";
+import type { UnsettledCall } from "../types/step-record.js";
 import { transcriptOnFailure } from "./finish-step.js";
 import type { RunContext } from "./run-context.js";
 

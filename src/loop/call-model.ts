@@ -1,20 +1,20 @@
 import { ModelTimeoutError, PolicyError } from "../errors.js";
-import type { LoopEvent } from "../events.js";
-import { addUsage } from "../messages.js";
 import { responseToParts } from "../model/define-provider.js";
 import { checkStreamPart } from "../model/provider-parts.js";
 import { ResponseAssembler } from "../model/response-assembler.js";
 import { mergeSettings } from "../model/settings.js";
 import { promptedInstructions } from "../output/final-answer.js";
 import { outputDeltas } from "../output/output-deltas.js";
+import type { LoopEvent } from "../types/events.js";
 import type {
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
   Provider,
   ProviderCallOptions,
-} from "../provider.js";
+} from "../types/provider.js";
 import { raceSignal } from "../util/race-signal.js";
+import { addUsage } from "../util/usage.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 

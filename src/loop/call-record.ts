@@ -1,14 +1,14 @@
 import { HookError } from "../errors.js";
 import type { GateOutcome } from "../gate/gate.js";
 import { hookName } from "../gate/gate.js";
-import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../messages.js";
 import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunState } from "../state/run-state.js";
-import type { CallRecord, DecidedBy, SubRunState, Verdict } from "../step-record.js";
-import type { FormatToolError, ToolErrorKind } from "../tool-feedback.js";
 import { freezeJson } from "../tools/args.js";
 import type { Tool } from "../tools/tool.js";
 import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
+import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../types/messages.js";
+import type { CallRecord, DecidedBy, SubRunState, Verdict } from "../types/step-record.js";
+import type { FormatToolError, ToolErrorKind } from "../types/tool-feedback.js";
 
 /**
  * One call of the open step. `record` is what the state and the events show; it is replaced

@@ -1,5 +1,5 @@
-import type { ToolCall } from "../messages.js";
 import type { Tool } from "../tools/tool.js";
+import type { ToolCall } from "../types/messages.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { callPolicy, readBoolean } from "../util/policy-call.js";
 import type { Succeeded } from "./execute-calls.js";

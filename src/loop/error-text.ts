@@ -1,5 +1,5 @@
 import { PolicyError } from "../errors.js";
-import type { FormatToolError, ToolErrorInfo } from "../tool-feedback.js";
+import type { FormatToolError, ToolErrorInfo } from "../types/tool-feedback.js";
 import { shortForm, threw } from "../util/policy-call.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { LoopEvent } from "../events.js";
+import type { LoopEvent } from "../types/events.js";
 
 /** A run that has started, as its event stream sees it: how it ends, and how to give it up. */
 export interface StartedRun {

@@ -1,7 +1,7 @@
 import { ModelRefusalError, PolicyError } from "../errors.js";
-import { textOf } from "../messages.js";
 import { readFinalText } from "../output/final-answer.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
+import { textOf } from "../util/message-text.js";
 import type { Succeeded } from "./execute-calls.js";
 import type { StepOutcome } from "./finish-step.js";
 import type { OpenStep } from "./open-step.js";

@@ -1,8 +1,8 @@
 import { messageOf } from "../errors.js";
-import type { Message, ToolCall, ToolResult } from "../messages.js";
-import type { StoppedBy } from "../stop-conditions.js";
+import type { StoppedBy } from "../options/stop-conditions.js";
 import { errorResult } from "../tools/tool-output.js";
-import type { ReachedLimit } from "../usage-limits.js";
+import type { Message, ToolCall, ToolResult } from "../types/messages.js";
+import type { ReachedLimit } from "../util/usage-limits.js";
 import type { Stop } from "./gate-calls.js";
 import { type OpenStep, recordOf } from "./open-step.js";
 import type { RunContext } from "./run-context.js";

@@ -1,5 +1,5 @@
 import { messageOf } from "../errors.js";
-import type { LoopEvent } from "../events.js";
+import type { LoopEvent } from "../types/events.js";
 
 /**
  * Freezes what an event hands listeners, all the way down, so that nothing a listener does

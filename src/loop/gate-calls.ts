@@ -1,9 +1,9 @@
 import { gate } from "../gate/gate.js";
-import type { ToolCall, ToolCallPart } from "../messages.js";
-import type { FinishReason } from "../provider.js";
 import { canonicalJson } from "../state/digest.js";
 import type { DeniedCall } from "../state/run-state.js";
-import type { DecidedBy } from "../step-record.js";
+import type { ToolCall, ToolCallPart } from "../types/messages.js";
+import type { FinishReason } from "../types/provider.js";
+import type { DecidedBy } from "../types/step-record.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { arrived, cutShort, decided, notRun, type OpenCall, stopped } from "./call-record.js";
 import { errorText } from "./error-text.js";

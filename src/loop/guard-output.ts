@@ -1,6 +1,6 @@
-import type { LoopEvent } from "../events.js";
 import { type PostCallOutcome, postCall } from "../gate/post-call.js";
-import type { ToolContentPart } from "../messages.js";
+import type { LoopEvent } from "../types/events.js";
+import type { ToolContentPart } from "../types/messages.js";
 import { isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { notRun, type OpenCall } from "./call-record.js";
 import { errorText } from "./error-text.js";

@@ -1,5 +1,5 @@
-import type { Usage } from "../messages.js";
-import type { LimitName, ReachedLimit } from "../usage-limits.js";
+import type { Usage } from "../types/messages.js";
+import type { LimitName, ReachedLimit } from "../util/usage-limits.js";
 import { notRun, type OpenCall } from "./call-record.js";
 import type { OpenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";

@@ -1,8 +1,8 @@
 import type { PostCallBy } from "../gate/post-call.js";
-import type { ModelResponse } from "../provider.js";
-import type { CallRecord, StepRecord } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
-import type { ReachedLimit } from "../usage-limits.js";
+import type { ModelResponse } from "../types/provider.js";
+import type { CallRecord, StepRecord } from "../types/step-record.js";
+import type { ReachedLimit } from "../util/usage-limits.js";
 import type { OpenCall } from "./call-record.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";

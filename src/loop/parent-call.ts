@@ -1,9 +1,10 @@
 import { TollgateError } from "../errors.js";
-import type { LoopEvent } from "../events.js";
-import { addUsage, type Usage } from "../messages.js";
 import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunState } from "../state/run-state.js";
 import type { ToolContext } from "../tools/tool.js";
+import type { LoopEvent } from "../types/events.js";
+import type { Usage } from "../types/messages.js";
+import { addUsage } from "../util/usage.js";
 import type { RunContext } from "./run-context.js";
 
 /**

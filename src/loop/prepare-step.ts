@@ -1,9 +1,9 @@
 import { DuplicateToolError, PolicyError, UnknownToolError } from "../errors.js";
-import type { Message, ToolSpec } from "../messages.js";
-import type { ModelRequest } from "../provider.js";
-import type { StepRecord } from "../step-record.js";
 import type { Tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
+import type { Message, ToolSpec } from "../types/messages.js";
+import type { ModelRequest } from "../types/provider.js";
+import type { StepRecord } from "../types/step-record.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, shortForm } from "../util/policy-call.js";

@@ -1,11 +1,11 @@
-import type { LoopEvent } from "../events.js";
-import type { ResolvedOptions } from "../loop-options.js";
+import type { ResolvedOptions } from "../options/loop-options.js";
+import type { StopCondition } from "../options/stop-conditions.js";
 import type { ResolvedOutput } from "../output/output-option.js";
-import type { ModelSettings } from "../provider.js";
 import type { RunLease } from "../state/run-store.js";
 import type { RunWrites } from "../state/run-writes.js";
 import type { RunData } from "../state/snapshot.js";
-import type { StopCondition } from "../stop-conditions.js";
+import type { LoopEvent } from "../types/events.js";
+import type { ModelSettings } from "../types/provider.js";
 import type { RunAbort } from "./run-abort.js";
 
 /** One run while it runs: its data (see `RunData`), the loop's options, and its ways out. */

@@ -1,12 +1,12 @@
 import { TollgateError } from "../errors.js";
-import { textOf } from "../messages.js";
-import type { RunResult, RunResultBase } from "../run-result.js";
 import type { ResumePlan } from "../state/resume-plan.js";
 import type { RunState, RunStatus } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
-import type { StepRecord } from "../step-record.js";
+import type { RunResult, RunResultBase } from "../types/run-result.js";
+import type { StepRecord } from "../types/step-record.js";
 import { isPromise } from "../util/maybe-promise.js";
+import { textOf } from "../util/message-text.js";
 import type { StepOutcome } from "./finish-step.js";
 import { transcriptOnFailure } from "./finish-step.js";
 import { takeModelCall } from "./limit-checks.js";

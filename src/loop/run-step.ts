@@ -1,4 +1,4 @@
-import type { ToolCallPart } from "../messages.js";
+import type { ToolCallPart } from "../types/messages.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { callModel } from "./call-model.js";
 import { endsRun } from "./ends-run.js";

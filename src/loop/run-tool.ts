@@ -1,9 +1,9 @@
 import { messageOf, PolicyError, RetryError } from "../errors.js";
-import type { ToolContentPart } from "../messages.js";
 import type { RunState } from "../state/run-state.js";
 import type { Tool } from "../tools/tool.js";
 import { isToolError, unnoted } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
+import type { ToolContentPart } from "../types/messages.js";
 import { andThen } from "../util/maybe-promise.js";
 import { threw } from "../util/policy-call.js";
 import type { OpenCall } from "./call-record.js";

@@ -1,6 +1,6 @@
-import type { LoopEvent } from "../events.js";
-import type { ToolResult } from "../messages.js";
-import type { CallRecord } from "../step-record.js";
+import type { LoopEvent } from "../types/events.js";
+import type { ToolResult } from "../types/messages.js";
+import type { CallRecord } from "../types/step-record.js";
 import type { OpenCall } from "./call-record.js";
 import type { RunContext } from "./run-context.js";
 

@@ -1,11 +1,11 @@
-import { storedMessage } from "../content-parts.js";
 import { messageOf } from "../errors.js";
-import type { Message } from "../messages.js";
 import { checkSettings } from "../model/settings.js";
-import type { ModelSettings, Provider } from "../provider.js";
 import { messagesProblem } from "../state/state-schema.js";
-import type { StepRecord } from "../step-record.js";
 import { freezeJson } from "../tools/args.js";
+import type { Message } from "../types/messages.js";
+import type { ModelSettings, Provider } from "../types/provider.js";
+import type { StepRecord } from "../types/step-record.js";
+import { storedMessage } from "../util/content-parts.js";
 import { shortForm } from "../util/policy-call.js";
 
 /**

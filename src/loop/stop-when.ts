@@ -1,4 +1,4 @@
-import type { StopContext, StoppedBy } from "../stop-conditions.js";
+import type { StopContext, StoppedBy } from "../options/stop-conditions.js";
 import { freezeJson } from "../tools/args.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { callPolicy, readBoolean } from "../util/policy-call.js";

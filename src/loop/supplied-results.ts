@@ -1,4 +1,4 @@
-import type { ToolContentPart } from "../messages.js";
+import type { ToolContentPart } from "../types/messages.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { type OpenCall, supplied } from "./call-record.js";
 import { guardOutput, postDecisionEvent } from "./guard-output.js";

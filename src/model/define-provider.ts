@@ -1,5 +1,5 @@
 import { ProviderError } from "../errors.js";
-import type { ModelResponse, ModelStreamPart, Provider } from "../provider.js";
+import type { ModelResponse, ModelStreamPart, Provider } from "../types/provider.js";
 import { checkResponse } from "./provider-parts.js";
 import { collectResponse } from "./response-assembler.js";
 

@@ -1,5 +1,5 @@
 import { ProviderError } from "../errors.js";
-import type { ModelStreamPart } from "../provider.js";
+import type { ModelStreamPart } from "../types/provider.js";
 import { isPlainObject } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
 

@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors.js";
-import type { AssistantPart, ToolCallPart } from "../messages.js";
-import type { ModelResponse, ModelStreamPart } from "../provider.js";
+import type { AssistantPart, ToolCallPart } from "../types/messages.js";
+import type { ModelResponse, ModelStreamPart } from "../types/provider.js";
 import { newToolCallId } from "../util/ids.js";
 
 /**

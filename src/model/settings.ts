@@ -1,4 +1,4 @@
-import type { ModelSettings } from "../provider.js";
+import type { ModelSettings } from "../types/provider.js";
 import { editDistance, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
 
 /** The settings every adapter maps; any other key goes to the provider as it is. */

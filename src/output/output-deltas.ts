@@ -1,4 +1,4 @@
-import type { ModelStreamPart } from "../provider.js";
+import type { ModelStreamPart } from "../types/provider.js";
 import type { ResolvedOutput } from "./output-option.js";
 import { PartialJson, parsePartialJson } from "./partial-json.js";
 

@@ -1,6 +1,6 @@
-import type { Provider } from "../provider.js";
 import { normalizeSchema, type StandardSchema } from "../tools/schema.js";
 import { type Tool, tool } from "../tools/tool.js";
+import type { Provider } from "../types/provider.js";
 import { checkKeys, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
 import { TOOL_NAME } from "../util/tool-name.js";
 

@@ -1,11 +1,16 @@
 import { messageOf, ResumeError } from "../errors.js";
-import type { ToolContentPart } from "../messages.js";
-import type { CallRecord, ExternalCall, PendingApproval, StepRecord } from "../step-record.js";
 import type { ArgsLimits } from "../tools/args.js";
 import { argsFromValue, checkArgs } from "../tools/args.js";
 import { formatIssues } from "../tools/schema.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import type { Toolset } from "../tools/toolset.js";
+import type { ToolContentPart } from "../types/messages.js";
+import type {
+  CallRecord,
+  ExternalCall,
+  PendingApproval,
+  StepRecord,
+} from "../types/step-record.js";
 import { closest, isPlainObject } from "../util/option-keys.js";
 import { approvalDigest, canonicalJson, sameHex } from "./digest.js";
 import type { RunState } from "./run-state.js";

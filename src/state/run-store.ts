@@ -1,4 +1,4 @@
-import type { ExternalCall, PendingApproval } from "../step-record.js";
+import type { ExternalCall, PendingApproval } from "../types/step-record.js";
 import { nextToken } from "../util/fencing-token.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import { pagedPending, pendingRunOf } from "../util/pending-page.js";

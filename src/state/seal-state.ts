@@ -1,4 +1,4 @@
-import type { ExternalCall, PendingApproval } from "../step-record.js";
+import type { ExternalCall, PendingApproval } from "../types/step-record.js";
 import { approvalDigest } from "./digest.js";
 import type { RunState } from "./run-state.js";
 import { signatureOf, stateDigestOf } from "./run-state.js";

@@ -1,8 +1,8 @@
-import type { Message, ToolCall, Usage } from "../messages.js";
-import { zeroUsage } from "../messages.js";
-import type { StepRecord } from "../step-record.js";
-import type { CallCounts, UsageLimits } from "../usage-limits.js";
-import { mergeLimits, NO_LIMITS } from "../usage-limits.js";
+import type { Message, ToolCall, Usage } from "../types/messages.js";
+import type { StepRecord } from "../types/step-record.js";
+import { zeroUsage } from "../util/usage.js";
+import type { CallCounts, UsageLimits } from "../util/usage-limits.js";
+import { mergeLimits, NO_LIMITS } from "../util/usage-limits.js";
 import type { DeniedCall, RememberedDecision, RunState, SubRunParent } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
 import { type StoredStep, storedSteps } from "./stored-steps.js";

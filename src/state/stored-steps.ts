@@ -1,13 +1,9 @@
-import type { Message, ToolResult } from "../messages.js";
-import type { CallRecord, StepRecord } from "../step-record.js";
+import type { Message, ToolResult } from "../types/messages.js";
+import type { StoredStep } from "../types/run-state.js";
+import type { CallRecord, StepRecord } from "../types/step-record.js";
 import { canonicalJson } from "./digest.js";
 
-/**
- * A step record as a state stores it. A finished step's results are in the tool message it
- * wrote, so the record names that message (`toolMessage`, its index in the state's `messages`)
- * and its calls carry no `result`: a tool's output is stored once, not twice.
- */
-export type StoredStep = StepRecord & { toolMessage?: number };
+export type { StoredStep } from "../types/run-state.js";
 
 /** The stored form of each record, made once: a record never changes. */
 const storedForms = new WeakMap<StepRecord, StoredStep>();

@@ -1,5 +1,5 @@
 import { ResumeError } from "../errors.js";
-import type { CallRecord } from "../step-record.js";
+import type { CallRecord } from "../types/step-record.js";
 import { isPaused, type RunState } from "./run-state.js";
 
 /**

@@ -1,6 +1,6 @@
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
+import type { SchemaIssue } from "../types/validation-result.js";
 import { jsonSchemaIssues } from "./schema-issues.js";
-import type { SchemaIssue } from "./validation-result.js";
 
 const DIALECT =
   /^https?:\/\/json-schema\.org\/(?:(draft-0[467]|draft\/2019-09|draft\/2020-12)\/)?schema#?$/;

@@ -1,5 +1,5 @@
+import type { SchemaIssue } from "../types/validation-result.js";
 import { editDistance } from "../util/option-keys.js";
-import type { SchemaIssue } from "./validation-result.js";
 
 /** Keywords whose value is one subschema. */
 const ONE = [

@@ -5,6 +5,7 @@ import {
   type SchemaDraft,
   validate,
 } from "@cfworker/json-schema";
+import type { ValidationResult } from "../types/validation-result.js";
 import { draftOf, metaIssues } from "./json-schema-meta.js";
 import { keywordTypos } from "./json-schema-typos.js";
 import {
@@ -13,7 +14,6 @@ import {
   formatPath,
   jsonSchemaIssues,
 } from "./schema-issues.js";
-import type { ValidationResult } from "./validation-result.js";
 
 type Lookup = ReturnType<typeof dereference>;
 

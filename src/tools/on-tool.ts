@@ -1,4 +1,4 @@
-import type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "../hooks.js";
+import type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "../types/hooks.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { kindOf } from "../util/option-keys.js";
 import { checkArgs } from "./args.js";

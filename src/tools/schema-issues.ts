@@ -1,5 +1,5 @@
 import type { OutputUnit } from "@cfworker/json-schema";
-import type { SchemaIssue } from "./validation-result.js";
+import type { SchemaIssue } from "../types/validation-result.js";
 
 /** "city: expected string; items[0]: required" — issues with the paths that failed. */
 export function formatIssues(issues: ReadonlyArray<SchemaIssue>): string {

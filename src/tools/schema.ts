@@ -1,31 +1,16 @@
 import type * as z4 from "zod/v4/core";
+import type { StandardSchema } from "../types/schema.js";
+import type { SchemaIssue, ValidationResult } from "../types/validation-result.js";
 import { kindOf } from "../util/option-keys.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 import { nullableJsonProblem, optionalInputProblem } from "./optional-input.js";
 import { formatIssues } from "./schema-issues.js";
-import type { SchemaIssue, ValidationResult } from "./validation-result.js";
 import { zod3JsonSchema, zod4JsonSchema } from "./zod-json-schema.js";
+
+export type { StandardSchema } from "../types/schema.js";
 
 export type { SchemaIssue, ValidationResult };
 export { formatIssues };
-
-/**
- * The Standard Schema v1 shape (zod 3.24+, zod 4, valibot, arktype, ...), with the optional
- * Standard JSON Schema converter. Written out here so the core needs no types package.
- */
-export interface StandardSchema<Input = unknown, Output = Input> {
-  readonly "~standard": {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate: (
-      value: unknown,
-    ) => ValidationResult<Output> | Promise<ValidationResult<Output>>;
-    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-    readonly jsonSchema?: {
-      readonly input: (options: { target: string }) => Record<string, unknown>;
-    };
-  };
-}
 
 /** The value type a schema produces: what `execute` gets (transforms applied). */
 export type InferOutput<S> = S extends StandardSchema<any, infer Out> ? Out : unknown;

@@ -1,7 +1,7 @@
-import { isToolContent, storedParts } from "../content-parts.js";
 import { messageOf } from "../errors.js";
-import type { ToolContentPart, ToolResult } from "../messages.js";
-import { contentText } from "../messages.js";
+import type { ToolContentPart, ToolResult } from "../types/messages.js";
+import { isToolContent, storedParts } from "../util/content-parts.js";
+import { contentText } from "../util/message-text.js";
 
 /**
  * A tool's output as the transcript stores it (with its content parts, for an answer made by

@@ -1,5 +1,5 @@
 import { DuplicateToolError, UnknownToolError } from "../errors.js";
-import type { ToolSpec } from "../messages.js";
+import type { ToolSpec } from "../types/messages.js";
 import { notAToolMessage } from "./foreign-tools.js";
 import type { Tool } from "./tool.js";
 

@@ -3,7 +3,7 @@ import { gemini } from "tollgate/gemini";
 import { openAIChat, openAIResponses } from "tollgate/openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors.js";
-import type { Provider } from "../../src/provider.js";
+import type { Provider } from "../../src/types/provider.js";
 import {
   type ReplayAnswer,
   type ReplayServer,

@@ -1,8 +1,8 @@
 import { gemini } from "tollgate/gemini";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors.js";
-import type { Message, ToolSpec } from "../../src/messages.js";
-import type { ModelRequest, ModelResponse } from "../../src/provider.js";
+import type { Message, ToolSpec } from "../../src/types/messages.js";
+import type { ModelRequest, ModelResponse } from "../../src/types/provider.js";
 import {
   type ReplayAnswer,
   type ReplayServer,

@@ -12,7 +12,7 @@ import { gemini } from "tollgate/gemini";
 import { openAIChat, openAIResponses } from "tollgate/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ModelRequest } from "../../src/provider.js";
+import type { ModelRequest } from "../../src/types/provider.js";
 import { type ReplayServer, startReplayServer } from "../support/replay-server.js";
 import {
   chunkLines,

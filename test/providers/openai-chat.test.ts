@@ -1,8 +1,8 @@
 import { openAIChat } from "tollgate/openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors.js";
-import type { Message, ToolSpec } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import type { Message, ToolSpec } from "../../src/types/messages.js";
+import type { ModelRequest } from "../../src/types/provider.js";
 import {
   type ReplayAnswer,
   type ReplayServer,

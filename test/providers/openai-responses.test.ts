@@ -1,8 +1,8 @@
 import { decodeReasoningSignature, openAIResponses } from "tollgate/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/errors.js";
-import type { Message, ToolSpec } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import type { Message, ToolSpec } from "../../src/types/messages.js";
+import type { ModelRequest } from "../../src/types/provider.js";
 import {
   type ReplayAnswer,
   type ReplayServer,

@@ -6,7 +6,7 @@ import type {
   ModelResponse,
   ModelStreamPart,
   Provider,
-} from "../../../src/provider.js";
+} from "../../../src/types/provider.js";
 import type { ReplayAnswer } from "../../support/replay-server.js";
 import { parseYaml } from "./vcr-yaml.js";
 

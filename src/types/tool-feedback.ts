@@ -1,4 +1,4 @@
-import type { Tool } from "./tools/tool.js";
+import type { Tool } from "./tool.js";
 
 /**
  * What `repairToolCall` gets: a call whose args failed parsing or validation (the model's

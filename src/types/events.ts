@@ -1,11 +1,8 @@
-import EventEmitter from "eventemitter3";
-import { EVENT_NAMES, isEventType } from "./event-names.js";
 import type { ToolCall, Usage } from "./messages.js";
 import type { FinishReason, ModelResponse } from "./provider.js";
 import type { RunResult } from "./run-result.js";
-import type { RunStatus } from "./state/run-state.js";
+import type { RunStatus } from "./run-state.js";
 import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
-import { closest } from "./util/option-keys.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
 export type LoopEvent =
@@ -138,20 +135,6 @@ export type LoopEvent =
 /** The names of the events. */
 export type LoopEventType = LoopEvent["type"];
 
-/**
- * Throws a `TypeError` unless `type` names an event: a listener for `tool-decison` would never
- * be called, and nothing would say so.
- */
-export function checkEventType(where: string, type: unknown): asserts type is LoopEventType {
-  if (isEventType(type)) return;
-  const names = EVENT_NAMES;
-  const near = typeof type === "string" ? closest(type, names) : undefined;
-  const hint = near ? `did you mean "${near}"? ` : "";
-  throw new TypeError(
-    `${where}: no event is named ${typeof type === "string" ? `"${type}"` : String(type)}; ${hint}the events are ${names.map((name) => `"${name}"`).join(", ")}`,
-  );
-}
-
 /** The event of one type. */
 export type LoopEventOf<T extends LoopEventType> = Extract<LoopEvent, { type: T }>;
 
@@ -162,61 +145,3 @@ export type LoopListener<T extends LoopEventType = LoopEventType> = (
 
 /** Receives listener errors, which never reach the run. */
 export type ListenerErrorHandler = (error: unknown, event: LoopEvent) => void;
-
-/**
- * Delivers events to `onEvent` and `on()` listeners, shielding the run from whatever a
- * listener throws, synchronously or not.
- */
-export class EventBus {
-  readonly #emitter = new EventEmitter();
-  readonly #onEvent: LoopListener | undefined;
-  readonly #onError: ListenerErrorHandler;
-  #count = 0;
-
-  constructor(onEvent: LoopListener | undefined, onError: ListenerErrorHandler) {
-    this.#onEvent = onEvent;
-    this.#onError = onError;
-  }
-
-  /** Adds a listener for one event type; returns the function that removes it. */
-  on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
-    const guarded = (event: LoopEvent) => this.#call(listener as unknown as LoopListener, event);
-    this.#emitter.on(type, guarded);
-    this.#count++;
-    let removed = false;
-    return () => {
-      if (removed) return;
-      removed = true;
-      this.#count--;
-      this.#emitter.off(type, guarded);
-    };
-  }
-
-  /** Whether anyone listens: `onEvent`, or a listener added with `on()`. */
-  get listening(): boolean {
-    return this.#onEvent !== undefined || this.#count > 0;
-  }
-
-  /** Hands one event to every listener. */
-  emit(event: LoopEvent): void {
-    if (this.#onEvent) this.#call(this.#onEvent, event);
-    if (this.#count > 0) this.#emitter.emit(event.type, event);
-  }
-
-  #call(listener: LoopListener, event: LoopEvent): void {
-    try {
-      const returned = listener(event);
-      if (returned instanceof Promise) returned.catch((error) => this.#report(error, event));
-    } catch (error) {
-      this.#report(error, event);
-    }
-  }
-
-  #report(error: unknown, event: LoopEvent): void {
-    try {
-      this.#onError(error, event);
-    } catch {
-      // The error handler itself failed; there is nowhere left to report it, and the run goes on.
-    }
-  }
-}

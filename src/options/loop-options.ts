@@ -1,26 +1,26 @@
-import type { ListenerErrorHandler, LoopListener } from "./events.js";
-import type { PostToolCallHook, PreToolCallHook } from "./hooks.js";
-import type { ToolSpec } from "./messages.js";
-import { checkSettings } from "./model/settings.js";
-import type { OutputOption, ResolvedOutput } from "./output/output-option.js";
-import { resolveOutput } from "./output/output-option.js";
-import type { LoopPolicy } from "./policy.js";
-import type { ModelSettings, Provider } from "./provider.js";
-import type { RunStore } from "./state/run-store.js";
-import { RUN_STORE_METHODS } from "./state/run-store.js";
-import type { StoreCalls } from "./state/store-calls.js";
-import { storeCalls } from "./state/store-calls.js";
+import type { LoopPolicy } from "../gate/policy.js";
+import { checkSettings } from "../model/settings.js";
+import type { OutputOption, ResolvedOutput } from "../output/output-option.js";
+import { resolveOutput } from "../output/output-option.js";
+import type { RunStore } from "../state/run-store.js";
+import { RUN_STORE_METHODS } from "../state/run-store.js";
+import type { StoreCalls } from "../state/store-calls.js";
+import { storeCalls } from "../state/store-calls.js";
+import type { ArgsLimits } from "../tools/args.js";
+import { DEFAULT_ARGS_LIMITS } from "../tools/args.js";
+import { notAToolMessage, toolLike } from "../tools/foreign-tools.js";
+import type { Tool } from "../tools/tool.js";
+import { Toolset } from "../tools/toolset.js";
+import type { ListenerErrorHandler, LoopListener } from "../types/events.js";
+import type { PostToolCallHook, PreToolCallHook } from "../types/hooks.js";
+import type { ToolSpec } from "../types/messages.js";
+import type { ModelSettings, Provider } from "../types/provider.js";
+import type { FormatToolError, RepairToolCall } from "../types/tool-feedback.js";
+import { checkKeys, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
+import type { UsageLimits } from "../util/usage-limits.js";
+import { checkLimits } from "../util/usage-limits.js";
 import type { StopCondition } from "./stop-conditions.js";
 import { checkStopWhen } from "./stop-conditions.js";
-import type { FormatToolError, RepairToolCall } from "./tool-feedback.js";
-import type { ArgsLimits } from "./tools/args.js";
-import { DEFAULT_ARGS_LIMITS } from "./tools/args.js";
-import { notAToolMessage, toolLike } from "./tools/foreign-tools.js";
-import type { Tool } from "./tools/tool.js";
-import { Toolset } from "./tools/toolset.js";
-import type { UsageLimits } from "./usage-limits.js";
-import { checkLimits } from "./usage-limits.js";
-import { checkKeys, isPlainObject, kindOf, shownValue } from "./util/option-keys.js";
 
 /**
  * What `new AgentLoop()` takes. Only `provider` is required, and `deps` when the tools, hooks

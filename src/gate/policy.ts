@@ -1,8 +1,8 @@
-import type { Message, ToolCall } from "./messages.js";
-import type { ModelRequest, ModelSettings, Provider } from "./provider.js";
-import type { StepRecord } from "./step-record.js";
-import type { Tool, ToolContext } from "./tools/tool.js";
-import type { Toolset } from "./tools/toolset.js";
+import type { Toolset } from "../tools/toolset.js";
+import type { Message, ToolCall } from "../types/messages.js";
+import type { ModelRequest, ModelSettings, Provider } from "../types/provider.js";
+import type { StepRecord } from "../types/step-record.js";
+import type { Tool, ToolContext } from "../types/tool.js";
 
 /** The policy's answer for one call; `undefined` defers to the default (the tool's `needsApproval`, then ALLOW). */
 export type Decision =

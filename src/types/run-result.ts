@@ -1,9 +1,9 @@
+import type { ReachedLimit } from "./limits.js";
 import type { Message, ToolCall, Usage } from "./messages.js";
 import type { ModelResponse } from "./provider.js";
-import type { RunState } from "./state/run-state.js";
+import type { RunState } from "./run-state.js";
 import type { ExternalCall, PendingApproval, StepRecord } from "./step-record.js";
 import type { StoppedBy } from "./stop-conditions.js";
-import type { ReachedLimit } from "./usage-limits.js";
 
 /** What every `RunResult` holds, whatever its status. */
 export interface RunResultBase {

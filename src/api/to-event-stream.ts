@@ -1,7 +1,7 @@
-import type { LoopEvent } from "./events.js";
-import type { StepRecord } from "./step-record.js";
-import { FRAME } from "./util/event-frames.js";
-import { checkKeys, kindOf, shownValue } from "./util/option-keys.js";
+import type { LoopEvent } from "../types/events.js";
+import type { StepRecord } from "../types/step-record.js";
+import { FRAME } from "../util/event-frames.js";
+import { checkKeys, kindOf, shownValue } from "../util/option-keys.js";
 
 /** Options of `toEventStream`. */
 export interface EventStreamOptions {

@@ -1,42 +1,47 @@
+import { ResumeError, RunTimeoutError, StoreError } from "../errors.js";
+import { noteAbortedRun } from "../loop/aborted-runs.js";
+import { EventStream, type RunEventStream } from "../loop/event-queue.js";
+import { transcriptOnFailure } from "../loop/finish-step.js";
+import { freezeEvent } from "../loop/freeze-event.js";
+import { RunAbort } from "../loop/run-abort.js";
+import type { RunContext } from "../loop/run-context.js";
+import { runLoop } from "../loop/run-loop.js";
+import { checkSettings, mergeSettings } from "../model/settings.js";
+import type { AgentLoopOptions, ResolvedOptions } from "../options/loop-options.js";
+import { checkSignal, checkTimeout, resolveOptions, wholeNumber } from "../options/loop-options.js";
+import { checkStopWhen, type StopCondition } from "../options/stop-conditions.js";
+import { storedAnswerProblem } from "../output/final-answer.js";
+import type { OutputOption } from "../output/output-option.js";
+import { resolveOutput } from "../output/output-option.js";
+import { canonicalJson } from "../state/digest.js";
+import { type LocalLeases, localLeases } from "../state/local-leases.js";
+import { type RecentIds, recentIds } from "../state/recent-ids.js";
+import type { ApprovalDecisions, ResumePlan, StateSource } from "../state/resume-plan.js";
+import { planResume, subRunStateIds } from "../state/resume-plan.js";
+import { keepLease } from "../state/run-lease.js";
+import { isPaused, type RunState } from "../state/run-state.js";
+import type { RunLease } from "../state/run-store.js";
+import { runWrites } from "../state/run-writes.js";
+import { freshRun, type RunData, restore } from "../state/snapshot.js";
+import type { StoreCalls } from "../state/store-calls.js";
+import type { InferArgs, InferOutput, StandardSchema } from "../tools/schema.js";
+import type { Tool } from "../tools/tool.js";
+import type {
+  ListenerErrorHandler,
+  LoopEvent,
+  LoopEventType,
+  LoopListener,
+} from "../types/events.js";
+import type { Message } from "../types/messages.js";
+import type { ModelSettings } from "../types/provider.js";
+import type { RunResult } from "../types/run-result.js";
+import { storedMessage } from "../util/content-parts.js";
+import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+import type { UsageLimits } from "../util/usage-limits.js";
+import { checkLimits, mergeLimits } from "../util/usage-limits.js";
 import type { AgentToolOptions, PromptInput } from "./agent-tool.js";
 import { agentTool } from "./agent-tool.js";
-import { storedMessage } from "./content-parts.js";
-import { ResumeError, RunTimeoutError, StoreError } from "./errors.js";
-import type { ListenerErrorHandler, LoopEvent, LoopEventType, LoopListener } from "./events.js";
-import { checkEventType, EventBus } from "./events.js";
-import { noteAbortedRun } from "./loop/aborted-runs.js";
-import { EventStream, type RunEventStream } from "./loop/event-queue.js";
-import { transcriptOnFailure } from "./loop/finish-step.js";
-import { freezeEvent } from "./loop/freeze-event.js";
-import { RunAbort } from "./loop/run-abort.js";
-import type { RunContext } from "./loop/run-context.js";
-import { runLoop } from "./loop/run-loop.js";
-import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
-import { checkSignal, checkTimeout, resolveOptions, wholeNumber } from "./loop-options.js";
-import type { Message } from "./messages.js";
-import { checkSettings, mergeSettings } from "./model/settings.js";
-import { storedAnswerProblem } from "./output/final-answer.js";
-import type { OutputOption } from "./output/output-option.js";
-import { resolveOutput } from "./output/output-option.js";
-import type { ModelSettings } from "./provider.js";
-import type { RunResult } from "./run-result.js";
-import { canonicalJson } from "./state/digest.js";
-import { type LocalLeases, localLeases } from "./state/local-leases.js";
-import { type RecentIds, recentIds } from "./state/recent-ids.js";
-import type { ApprovalDecisions, ResumePlan, StateSource } from "./state/resume-plan.js";
-import { planResume, subRunStateIds } from "./state/resume-plan.js";
-import { keepLease } from "./state/run-lease.js";
-import { isPaused, type RunState } from "./state/run-state.js";
-import type { RunLease } from "./state/run-store.js";
-import { runWrites } from "./state/run-writes.js";
-import { freshRun, type RunData, restore } from "./state/snapshot.js";
-import type { StoreCalls } from "./state/store-calls.js";
-import { checkStopWhen, type StopCondition } from "./stop-conditions.js";
-import type { InferArgs, InferOutput, StandardSchema } from "./tools/schema.js";
-import type { Tool } from "./tools/tool.js";
-import type { UsageLimits } from "./usage-limits.js";
-import { checkLimits, mergeLimits } from "./usage-limits.js";
-import { checkKeys, isPlainObject, kindOf } from "./util/option-keys.js";
+import { checkEventType, EventBus } from "./event-bus.js";
 
 /** Per-run options. */
 export interface RunOptions<Deps = unknown> {

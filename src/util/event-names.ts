@@ -1,4 +1,4 @@
-import type { LoopEventType } from "./events.js";
+import type { LoopEventType } from "../types/events.js";
 
 /** Every event name; a `Record` over the names so a new event cannot be left out. */
 const EVENT_TYPES: Record<LoopEventType, true> = {

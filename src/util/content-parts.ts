@@ -1,6 +1,6 @@
-import type { ImagePart, Message, ToolContentPart, UserPart } from "./messages.js";
-import { mediaUrl, readMedia } from "./util/media.js";
-import { closest, isPlainObject, kindOf } from "./util/option-keys.js";
+import type { ImagePart, Message, ToolContentPart, UserPart } from "../types/messages.js";
+import { mediaUrl, readMedia } from "./media.js";
+import { closest, isPlainObject, kindOf } from "./option-keys.js";
 
 const CONTENT = Symbol.for("tollgate.toolContent");
 
