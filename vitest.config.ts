@@ -7,7 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 const peer = (name: string) =>
   fileURLToPath(new URL(`./bench/node_modules/${name}`, import.meta.url));
 /**
- * test/foreign-tools.test.ts and test/ai-sdk*.test.ts import them from there, when
+ * test/tools/foreign-tools.test.ts and test/ai-sdk/*.test.ts import them from there, when
  * `npm run bench:install` has run.
  */
 const peers = ["ai", "@openai/agents-core", "@ai-sdk/openai", "@ai-sdk/anthropic"]

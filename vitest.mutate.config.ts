@@ -6,7 +6,10 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 /** The AI SDK and OpenAI Agents SDK live in bench/'s own npm project (bench/peers.ts says why). */
 const peer = (name: string) =>
   fileURLToPath(new URL(`./bench/node_modules/${name}`, import.meta.url));
-/** test/foreign-tools.test.ts imports them from there, when `npm run bench:install` has run. */
+/**
+ * test/tools/foreign-tools.test.ts imports them from there, when `npm run bench:install` has
+ * run.
+ */
 const peers = ["ai", "@openai/agents-core"]
   .filter((name) => existsSync(peer(name)))
   .map((name) => ({ find: new RegExp(`^${name.replace("/", "\\/")}$`), replacement: peer(name) }));
@@ -27,8 +30,8 @@ export default defineConfig({
   },
   test: {
     env: { TOLLGATE_MUTATION: "1" },
-    include: ["test/*.test.ts"],
-    exclude: ["test/examples.test.ts", "test/file-store.test.ts"],
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/providers/**", "test/repo/examples.test.ts", "test/file-store/**"],
     testTimeout: 20_000,
   },
 });

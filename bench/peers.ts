@@ -4,8 +4,8 @@
  * 20), and `npm install` in a clone must print no engine warnings. They live in bench/'s own
  * npm project (bench/package.json, pinned by bench/package-lock.json) and install into
  * bench/node_modules with `npm run bench:install`; `npm run bench` runs that first when they are
- * missing or not the locked versions. test/foreign-tools.test.ts loads the real AI SDK and
- * OpenAI Agents SDK from there too, and test/ai-sdk*.test.ts the AI SDK's provider packages.
+ * missing or not the locked versions. test/tools/foreign-tools.test.ts loads the real AI SDK and
+ * OpenAI Agents SDK from there too, and test/ai-sdk/*.test.ts the AI SDK's provider packages.
  *
  * This module imports none of them: it only reads files.
  */
@@ -54,8 +54,8 @@ export function peersStale(): string | undefined {
 }
 
 /**
- * Why the peers test/foreign-tools.test.ts loads (`ai`, `@openai/agents-core`) cannot be loaded
- * from bench/node_modules, or undefined when both are there.
+ * Why the peers test/tools/foreign-tools.test.ts loads (`ai`, `@openai/agents-core`) cannot be
+ * loaded from bench/node_modules, or undefined when both are there.
  */
 export function foreignToolPeersMissing(): string | undefined {
   const missing = ["ai", "@openai/agents-core"].filter(
@@ -67,7 +67,7 @@ export function foreignToolPeersMissing(): string | undefined {
 }
 
 /**
- * Why the AI SDK packages test/ai-sdk*.test.ts and examples/ai-sdk-model.ts load (`ai`,
+ * Why the AI SDK packages test/ai-sdk/*.test.ts and examples/ai-sdk-model.ts load (`ai`,
  * `@ai-sdk/openai`, `@ai-sdk/anthropic`) cannot be loaded from bench/node_modules, or undefined
  * when all are there.
  */

@@ -1,6 +1,6 @@
-export type { ResumeOptions, RunOptions } from "./api/agent-loop.js";
 export { AgentLoop } from "./api/agent-loop.js";
 export type { AgentToolOptions, PromptInput } from "./api/agent-tool.js";
+export type { ResumeOptions, RunOptions } from "./api/run-options.js";
 export { type EventStreamOptions, toEventStream } from "./api/to-event-stream.js";
 export {
   DuplicateToolError,
@@ -28,7 +28,6 @@ export type { ProviderDefinition } from "./model/define-provider.js";
 export { defineProvider } from "./model/define-provider.js";
 export { collectResponse } from "./model/response-assembler.js";
 export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./options/loop-options.js";
-export type { StopCondition, StopContext, StoppedBy } from "./options/stop-conditions.js";
 export { hasToolCall, stepCountIs } from "./options/stop-conditions.js";
 export type {
   InferOutputOf,
@@ -36,14 +35,11 @@ export type {
   OutputOption,
   OutputSchema,
 } from "./output/output-option.js";
-export type { ApprovalDecision, ApprovalDecisions, ExternalResult } from "./state/resume-plan.js";
 export type {
-  DeniedCall,
-  RememberedDecision,
-  RunState,
-  RunStatus,
-  SubRunParent,
-} from "./state/run-state.js";
+  ApprovalDecision,
+  ApprovalDecisions,
+  ExternalResult,
+} from "./state/resume/decisions.js";
 export { RUN_STATE_VERSION } from "./state/run-state.js";
 export type {
   FullRunStore,
@@ -56,7 +52,6 @@ export type {
 } from "./state/run-store.js";
 export { memoryRunStore } from "./state/run-store.js";
 export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
-export type { StoredStep } from "./state/stored-steps.js";
 export type { ArgsLimits } from "./tools/args.js";
 export type {
   CallLike,
@@ -73,17 +68,10 @@ export type {
   JsonSchema,
   JsonSchemaValidator,
   SchemaIssue,
-  StandardSchema,
   ValidationResult,
 } from "./tools/schema.js";
 export { jsonSchema } from "./tools/schema.js";
-export type {
-  NeedsApproval,
-  Tool,
-  ToolContext,
-  ToolDefinition,
-  ToolFactory,
-} from "./tools/tool.js";
+export type { ToolDefinition, ToolFactory } from "./tools/tool.js";
 export { tool, withMaxRetries } from "./tools/tool.js";
 export { Toolset, toolset } from "./tools/toolset.js";
 export type {
@@ -101,6 +89,7 @@ export type {
   PreToolCallInfo,
   PreToolCallVerdict,
 } from "./types/hooks.js";
+export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "./types/limits.js";
 export type {
   AssistantPart,
   FilePart,
@@ -127,6 +116,15 @@ export type {
 } from "./types/provider.js";
 export type { RunEnding, RunResult, RunResultBase } from "./types/run-result.js";
 export type {
+  DeniedCall,
+  RememberedDecision,
+  RunState,
+  RunStatus,
+  StoredStep,
+  SubRunParent,
+} from "./types/run-state.js";
+export type { StandardSchema } from "./types/schema.js";
+export type {
   CallRecord,
   DecidedBy,
   ExternalCall,
@@ -136,6 +134,8 @@ export type {
   UnsettledCall,
   Verdict,
 } from "./types/step-record.js";
+export type { StopCondition, StopContext, StoppedBy } from "./types/stop-conditions.js";
+export type { NeedsApproval, Tool, ToolContext } from "./types/tool.js";
 export type { ToolAnnotations } from "./types/tool-annotations.js";
 export type {
   FormatToolError,
@@ -147,4 +147,3 @@ export type {
 export type { ToolContent } from "./util/content-parts.js";
 export { toolContent } from "./util/content-parts.js";
 export { contentText } from "./util/message-text.js";
-export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "./util/usage-limits.js";

@@ -1,8 +1,9 @@
 import { defineProvider, type ModelStreamPart, type Provider, ProviderError } from "tollgate";
 import { DEFAULT_MAX_RETRIES } from "../http/transport.js";
 import { noNetworkRefusal } from "../util/no-network.js";
-import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+import { checkKeys } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 import { callOptions } from "./call-options.js";
 import type { AISDKLanguageModel } from "./language-model.js";
 import { errorOf } from "./model-errors.js";

@@ -1,6 +1,6 @@
 import { ProviderError, TollgateError } from "tollgate";
 import { redactKeyShapes } from "../util/key-shapes.js";
-import { isPlainObject } from "../util/option-keys.js";
+import { isPlainObject } from "../util/values.js";
 
 /** The fields of what a model threw that `fromAISDK` reads (an `APICallError`'s, when it is one). */
 export const fieldsOf = (error: unknown): Record<string, unknown> =>

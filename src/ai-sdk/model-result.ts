@@ -5,8 +5,8 @@ import {
   ProviderError,
   type Usage,
 } from "tollgate";
-import { isPlainObject } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
+import { isPlainObject } from "../util/values.js";
 import { reasoningSignature } from "./reasoning-metadata.js";
 
 /** A `ProviderError` for something a model answered that `fromAISDK` cannot read. */

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../util/option-keys.js";
+import { isPlainObject } from "../util/values.js";
 
 /**
  * What a provider attached to a reasoning part (Anthropic's signature, OpenAI's encrypted

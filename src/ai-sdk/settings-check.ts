@@ -1,5 +1,6 @@
 import { ProviderError } from "tollgate";
-import { closest, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
+import { closest, shownValue } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 import type { AISDKReasoningEffort } from "./language-model.js";
 
 /** The settings every adapter maps (`ModelSettings`); the core checks their values. */

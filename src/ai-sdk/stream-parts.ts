@@ -1,5 +1,5 @@
 import type { ModelStreamPart } from "tollgate";
-import { isPlainObject } from "../util/option-keys.js";
+import { isPlainObject } from "../util/values.js";
 import { errorOf } from "./model-errors.js";
 import {
   finishReasonOf,

@@ -1,16 +1,18 @@
 import { TollgateError } from "../errors.js";
 import { parentCallOf } from "../loop/parent-call.js";
-import type { ResumePlan } from "../state/resume-plan.js";
-import type { RunState, SubRunParent } from "../state/run-state.js";
+import type { ResumePlan } from "../state/resume/resolutions.js";
 import { registerSubAgent } from "../state/sub-runs.js";
-import type { InferArgs, InferOutput, JsonSchema, StandardSchema } from "../tools/schema.js";
+import type { InferArgs, InferOutput, JsonSchema } from "../tools/schema.js";
 import { jsonSchema } from "../tools/schema.js";
-import type { NeedsApproval, Tool, ToolContext } from "../tools/tool.js";
 import { tool } from "../tools/tool.js";
 import type { LoopEvent } from "../types/events.js";
 import type { Message } from "../types/messages.js";
 import type { RunResult } from "../types/run-result.js";
-import { checkKeys, kindOf } from "../util/option-keys.js";
+import type { RunState, SubRunParent } from "../types/run-state.js";
+import type { StandardSchema } from "../types/schema.js";
+import type { NeedsApproval, Tool, ToolContext } from "../types/tool.js";
+import { checkKeys } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 
 /** A sub-agent tool's input when `asTool()` is given none: the task, as a prompt. */
 export type PromptInput = JsonSchema<{ prompt: string }>;

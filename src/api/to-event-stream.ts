@@ -1,7 +1,8 @@
 import type { LoopEvent } from "../types/events.js";
 import type { StepRecord } from "../types/step-record.js";
 import { FRAME } from "../util/event-frames.js";
-import { checkKeys, kindOf, shownValue } from "../util/option-keys.js";
+import { checkKeys, shownValue } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 
 /** Options of `toEventStream`. */
 export interface EventStreamOptions {

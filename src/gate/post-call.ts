@@ -4,7 +4,7 @@ import { toJsonOutput } from "../tools/tool-output.js";
 import type { PostToolCallHook, PostToolCallInfo, PostToolCallVerdict } from "../types/hooks.js";
 import type { ToolCall, ToolContentPart } from "../types/messages.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
-import { askHook } from "./ask-hook.js";
+import { askHook } from "./hook-chain.js";
 import { readPostCallVerdict } from "./verdict.js";
 
 /** Which post-call hook decided (0-based, as `postToolCall` counts). */

@@ -1,6 +1,7 @@
 import { describeValue } from "../errors.js";
 import type { PostToolCallVerdict, PreToolCallVerdict } from "../types/hooks.js";
-import { closest, isPlainObject } from "../util/option-keys.js";
+import { closest } from "../util/option-keys.js";
+import { isPlainObject } from "../util/values.js";
 
 /** What a verdict key may hold; `undefined` always means "not given". */
 type KeyType = "boolean" | "string" | "boolean | string" | "any";

@@ -1,4 +1,5 @@
-import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+import { checkKeys } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /** Says what is wrong with one option's value (`"must be …, got …"`), or `undefined` when it is fine. */
 export type OptionRule = (value: unknown) => string | undefined;

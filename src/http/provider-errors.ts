@@ -1,4 +1,5 @@
 import { ProviderError } from "tollgate";
+import { REDACTED } from "../util/secret-keys.js";
 import { isRetryableStatus } from "./retry.js";
 
 /** What a provider says about an error: its message, its kind (type, code or status) and status. */
@@ -61,7 +62,7 @@ export function errorDetails(body: unknown): ErrorDetails {
 export function redact(value: string, secrets: string | readonly string[] | undefined): string {
   let text = value;
   for (const secret of typeof secrets === "string" ? [secrets] : (secrets ?? [])) {
-    if (secret.length >= 8) text = text.split(secret).join("[redacted]");
+    if (secret.length >= 8) text = text.split(secret).join(REDACTED);
   }
   return text;
 }

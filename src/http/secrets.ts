@@ -1,5 +1,4 @@
-/** Header and query-parameter names whose values are credentials. */
-const SECRET_NAME = /key|token|secret|auth|sig|pass|cookie|session|credential/i;
+import { isSecretKey, REDACTED } from "../util/secret-keys.js";
 
 /**
  * The URL as error messages show it: no user name or password, no fragment, and the value of
@@ -16,7 +15,7 @@ export function displayURL(url: string): string {
     ?.split("&")
     .map((pair) => {
       const name = pair.split("=")[0] ?? "";
-      return SECRET_NAME.test(name) ? `${name}=[redacted]` : pair;
+      return isSecretKey(name) ? `${name}=${REDACTED}` : pair;
     });
   return `${base}?${query?.join("&")}`;
 }
@@ -29,13 +28,13 @@ export function displayURL(url: string): string {
 export function configSecrets(headers: Record<string, string> = {}, baseURL = ""): string[] {
   const secrets: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    if (SECRET_NAME.test(name)) secrets.push(value, value.replace(/^\S+\s+/, ""));
+    if (isSecretKey(name)) secrets.push(value, value.replace(/^\S+\s+/, ""));
   }
   const query = baseURL.split("?")[1] ?? "";
   for (const pair of query.split("&")) {
     const name = pair.split("=")[0] ?? "";
     const value = pair.slice(name.length + 1);
-    if (SECRET_NAME.test(name)) secrets.push(value, safeDecode(value));
+    if (isSecretKey(name)) secrets.push(value, safeDecode(value));
   }
   return secrets.filter((secret) => secret.length >= 8);
 }

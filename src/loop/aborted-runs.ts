@@ -1,7 +1,7 @@
 import type { Message } from "../types/messages.js";
 import type { UnsettledCall } from "../types/step-record.js";
-import { transcriptOnFailure } from "./finish-step.js";
 import type { RunContext } from "./run-context.js";
+import { transcriptOnFailure } from "./step.js";
 
 /** What an aborted run had done when it was aborted, read with `abortedRunsOf(reason)`. */
 export interface AbortedRun {
@@ -46,7 +46,7 @@ export function noteAbortedRun<Deps>(run: RunContext<Deps>, reason: unknown): vo
 
 /** The calls of the run's open step that had started and not settled. */
 function unsettledCallsOf<Deps>(run: RunContext<Deps>): UnsettledCall[] {
-  const open = run.openStep?.();
+  const open = run.stepInProgress?.();
   if (!open) return [];
   return open.calls
     .filter((call) => call.started)

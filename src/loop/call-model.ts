@@ -14,9 +14,9 @@ import type {
   ProviderCallOptions,
 } from "../types/provider.js";
 import { raceSignal } from "../util/race-signal.js";
-import { addUsage } from "../util/usage.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
+import { modelAnswered } from "./run-record.js";
 
 /**
  * Calls the model for one step with the run's messages and the step's tools (or what
@@ -30,9 +30,9 @@ export function callModel<Deps>(
   step: number,
   tools: ToolsOfStep<Deps>,
 ): Promise<ModelResponse> {
-  const { output } = run;
+  const { output } = run.config;
   const steering = tools.steering;
-  const provider = steering?.provider ?? run.options.provider;
+  const provider = steering?.provider ?? run.config.options.provider;
   if (output?.mode === "native" && !provider.supportsNativeOutput) {
     throw new PolicyError(
       `prepareStep returned provider "${provider.name}", which does not declare supportsNativeOutput, while the run's structured output mode is "native"; give a provider that supports it, or use output mode "tool" or "prompted"`,
@@ -40,8 +40,8 @@ export function callModel<Deps>(
       undefined,
     );
   }
-  const settings = mergeSettings(run.settings, steering?.settings);
-  const given = steering?.instructions ?? run.instructions;
+  const settings = mergeSettings(run.config.settings, steering?.settings);
+  const given = steering?.instructions ?? run.config.instructions;
   const instructions = output?.mode === "prompted" ? promptedInstructions(given, output) : given;
   const messages = steering?.messages ?? run.messages;
   // `[...specs]`, not slice(): the specs are frozen, and slice() of a frozen array is slow.
@@ -54,12 +54,7 @@ export function callModel<Deps>(
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
   if (settings !== undefined) request.settings = settings;
   const taken = (response: ModelResponse): ModelResponse => {
-    run.usage = addUsage(run.usage, response.usage);
-    if (response.parts.length > 0) run.messages.push({ role: "assistant", parts: response.parts });
-    if (run.listening()) {
-      const { finishReason, usage } = response;
-      run.emit({ type: "model-response", runId: run.runId, step, finishReason, usage, response });
-    }
+    modelAnswered(run, step, response);
     return response;
   };
   return modelResponse(run, provider, request, step, taken);
@@ -76,7 +71,7 @@ function modelResponse<Deps>(
   step: number,
   taken: (response: ModelResponse) => ModelResponse,
 ): Promise<ModelResponse> {
-  const ms = run.modelTimeoutMs;
+  const ms = run.config.modelTimeoutMs;
   // No timeout: the response as it is (an async wrapper here would cost promises every step).
   if (ms === undefined) return response(run, provider, request, step, run.abort.signal, taken);
   return timedResponse(run, provider, request, step, ms).then(taken);
@@ -118,7 +113,8 @@ function response<Deps>(
 ): Promise<ModelResponse> {
   const options = { signal, runId: run.runId, step };
   const assembler = new ResponseAssembler(provider.name);
-  const outputOf = run.output && run.listening() ? outputDeltas(run.output) : undefined;
+  const outputOf =
+    run.config.output && run.listening() ? outputDeltas(run.config.output) : undefined;
   const emitDeltas = (part: ModelStreamPart) => {
     const event = run.listening() && deltaEvent(run.runId, step, part);
     if (event) run.emit(event);

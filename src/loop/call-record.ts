@@ -1,14 +1,16 @@
-import { HookError } from "../errors.js";
+import { HookError, PolicyError } from "../errors.js";
+import { frozenCall } from "../gate/frozen-call.js";
 import type { GateOutcome } from "../gate/gate.js";
-import { hookName } from "../gate/gate.js";
-import type { ResumePlan } from "../state/resume-plan.js";
-import type { RunState } from "../state/run-state.js";
+import { hookName } from "../gate/hook-chain.js";
+import type { ResumePlan } from "../state/resume/resolutions.js";
 import { freezeJson } from "../tools/args.js";
-import type { Tool } from "../tools/tool.js";
 import { errorResult, okResult, toJsonOutput } from "../tools/tool-output.js";
 import type { ToolCall, ToolCallPart, ToolContentPart, ToolResult } from "../types/messages.js";
+import type { RunState } from "../types/run-state.js";
 import type { CallRecord, DecidedBy, SubRunState, Verdict } from "../types/step-record.js";
-import type { FormatToolError, ToolErrorKind } from "../types/tool-feedback.js";
+import type { Tool } from "../types/tool.js";
+import type { FormatToolError, ToolErrorInfo, ToolErrorKind } from "../types/tool-feedback.js";
+import { shortForm, threw } from "../util/policy-call.js";
 
 /**
  * One call of the open step. `record` is what the state and the events show; it is replaced
@@ -49,7 +51,10 @@ export function arrived<Deps>(part: ToolCallPart, tool: Tool<Deps> | undefined):
 /** A call of a stored open step, as the state holds it. */
 export function restored<Deps>(record: CallRecord, tool: Tool<Deps> | undefined): OpenCall<Deps> {
   const frozen = freezeJson(record);
-  const call = "args" in frozen ? callOf(frozen, frozen.args) : undefined;
+  const call =
+    "args" in frozen
+      ? frozenCall(frozen.toolCallId, frozen.toolName, frozen.args, frozen.rawArgs)
+      : undefined;
   return { record: frozen, tool, call, parsed: undefined };
 }
 
@@ -77,7 +82,7 @@ export function recordWith(from: CallRecord, verdict: Verdict, by: DecidedBy): C
 const asIs: FormatToolError = (info) => info.message;
 
 /** The error result of a call that did not run, its text written by `format`. */
-function failed(
+function notRunResult(
   record: CallRecord,
   kind: ToolErrorKind,
   message: string,
@@ -112,7 +117,7 @@ export function decided<Deps>(
     case "block": {
       record.reason = outcome.message;
       const kind = outcome.kind === "block" ? "blocked" : outcome.kind;
-      record.result = failed(record, kind, outcome.message, format);
+      record.result = notRunResult(record, kind, outcome.message, format);
       break;
     }
     case "deny": {
@@ -120,7 +125,7 @@ export function decided<Deps>(
       const because = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
       const kind = outcome.by === "approval" ? "refused" : "denied";
       const message = `the call to ${toolName} was denied${because}`;
-      record.result = failed(record, kind, message, format);
+      record.result = notRunResult(record, kind, message, format);
       break;
     }
     case "result": {
@@ -168,7 +173,7 @@ export function cutShort<Deps>(
   const record = recordWith(open.record, "invalid", "default");
   record.reason = `the response was cut (finish reason "${finishReason}") before the model finished it, so the call may be incomplete`;
   const message = `not run: ${record.reason}. Call the tool again if it is still needed${finishReason === "length" ? ", with a shorter answer" : ""}.`;
-  record.result = failed(record, "invalid", message, format);
+  record.result = notRunResult(record, "invalid", message, format);
   write(open).record = record;
 }
 
@@ -239,7 +244,7 @@ export function approved<Deps>(
     record.args = args;
   }
   write(open).record = record;
-  write(open).call = callOf(record, record.args);
+  write(open).call = frozenCall(record.toolCallId, record.toolName, record.args, record.rawArgs);
   write(open).parsed = parsed;
 }
 
@@ -296,10 +301,28 @@ export function refused<Deps>(
   const record = recordWith(open.record, "deny", "approval");
   if (reason !== undefined) record.reason = reason;
   const message = `the call to ${toolName} was refused by a human${because}`;
-  record.result = failed(record, "refused", message, format);
+  record.result = notRunResult(record, "refused", message, format);
   write(open).record = record;
 }
 
-/** The call as everything outside `execute` sees it: frozen, args in the model's form. */
-const callOf = (record: CallRecord, args: unknown): ToolCall =>
-  Object.freeze({ id: record.toolCallId, name: record.toolName, args, rawArgs: record.rawArgs });
+/**
+ * The loop's `formatToolError`, checked: it gets a frozen copy of the info and must return a
+ * string; a throw or anything else is `PolicyError`. Without one, the model reads `message`.
+ */
+export function errorText(format: FormatToolError | undefined): FormatToolError {
+  if (!format) return (info) => info.message;
+  return (info: ToolErrorInfo) => {
+    let text: unknown;
+    try {
+      text = format(Object.freeze({ ...info }));
+    } catch (error) {
+      throw threw("formatToolError", info.toolName, error);
+    }
+    if (typeof text === "string") return text;
+    throw new PolicyError(
+      `formatToolError (tool ${info.toolName}) returned ${shortForm(text)}; return the text the model reads, a string`,
+      "formatToolError",
+      info.toolName,
+    );
+  };
+}

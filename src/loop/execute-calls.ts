@@ -1,14 +1,13 @@
 import { ToolExecutionError, ToolOutputError } from "../errors.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../types/tool.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { awaitsResult, type OpenCall, ran, started, waitsOnSubRun } from "./call-record.js";
 import { closeStoppedStep, type Guarded, guardOutput, postDecisionEvent } from "./guard-output.js";
-import { notRunByLimit, takeToolCall } from "./limit-checks.js";
-import type { OpenStep } from "./open-step.js";
-import { failTool } from "./retries.js";
 import type { RunContext } from "./run-context.js";
+import { failTool, notRunByLimit, takeToolCall, toolExecuted } from "./run-record.js";
 import { runTool, type ToolRun } from "./run-tool.js";
-import { errorEvent, resultEvent } from "./step-events.js";
+import type { OpenStep } from "./step.js";
+import { errorEvent, resultEvent } from "./step.js";
 
 /**
  * Phase two of a step: runs the allowed calls, up to `maxParallelToolCalls` at once; a
@@ -126,7 +125,7 @@ class StepExecution<Deps> {
       const startMore = () => {
         // After an abort (the run has already rejected) no further tool starts.
         while (
-          running < run.options.maxParallelToolCalls &&
+          running < run.config.options.maxParallelToolCalls &&
           next < batch.length &&
           !run.abort.aborted
         ) {
@@ -162,7 +161,7 @@ class StepExecution<Deps> {
         : runTool(run, open, this.#step.index, this.#tools).then((done) =>
             this.#settle(open, done),
           );
-    return run.options.store ? run.checkpoint().then(execute) : execute();
+    return run.config.options.store ? run.checkpoint().then(execute) : execute();
   }
 
   /**
@@ -171,7 +170,7 @@ class StepExecution<Deps> {
    */
   #awaitResult(open: OpenCall<Deps>): Promise<void> {
     awaitsResult(open);
-    if (this.#run.options.store) this.#checkpoint();
+    if (this.#run.config.options.store) this.#checkpoint();
     return Promise.resolve();
   }
 
@@ -184,7 +183,7 @@ class StepExecution<Deps> {
     const run = this.#run;
     if (done.kind === "paused") {
       waitsOnSubRun(open, done.state);
-      if (run.options.store) this.#checkpoint();
+      if (run.config.options.store) this.#checkpoint();
       return;
     }
     return andThen(guardOutput(run, this.#step, open, done), (guarded) =>
@@ -203,7 +202,7 @@ class StepExecution<Deps> {
     if (guarded.failure !== undefined) this.#failure ??= guarded.failure;
     if (done.kind !== "ok") this.#failure ??= this.#failureOf(open, done);
     else if (guarded.ok) this.#succeeded.push({ open, raw: done.raw });
-    if (run.options.store) this.#checkpoint();
+    if (run.config.options.store) this.#checkpoint();
     if (run.listening()) {
       const error = developerError(open, done);
       if (error !== undefined) run.emit(errorEvent(run, this.#step.index, open.record, error));
@@ -236,11 +235,11 @@ class StepExecution<Deps> {
         }
         return undefined;
       case "error":
-        return run.options.toolErrors === "throw"
+        return run.config.options.toolErrors === "throw"
           ? new ToolExecutionError(toolName, toolCallId, { cause: done.error })
           : undefined;
       case "unfit":
-        return run.options.toolErrors === "throw"
+        return run.config.options.toolErrors === "throw"
           ? new ToolOutputError(done.output, toolName, toolCallId)
           : undefined;
       case "timeout":
@@ -261,7 +260,7 @@ class StepExecution<Deps> {
     closeStoppedStep(run, this.#step);
     const order = this.#step.calls;
     const succeeded = this.#succeeded.sort((a, b) => order.indexOf(a.open) - order.indexOf(b.open));
-    for (const { open } of succeeded) run.executed.push(open.record.toolName);
+    for (const { open } of succeeded) toolExecuted(run, open.record.toolName);
     return succeeded;
   }
 }

@@ -1,18 +1,24 @@
 import { gate } from "../gate/gate.js";
 import { canonicalJson } from "../state/digest.js";
-import type { DeniedCall } from "../state/run-state.js";
 import type { ToolCall, ToolCallPart } from "../types/messages.js";
 import type { FinishReason } from "../types/provider.js";
-import type { DecidedBy } from "../types/step-record.js";
+import type { DeniedCall } from "../types/run-state.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
-import { arrived, cutShort, decided, notRun, type OpenCall, stopped } from "./call-record.js";
-import { errorText } from "./error-text.js";
-import type { OpenStep } from "./open-step.js";
+import {
+  arrived,
+  cutShort,
+  decided,
+  errorText,
+  notRun,
+  type OpenCall,
+  stopped,
+} from "./call-record.js";
 import type { ToolsOfStep } from "./prepare-step.js";
-import { countFailure } from "./retries.js";
 import type { RunContext } from "./run-context.js";
-import { decisionEvent, resultEvents } from "./step-events.js";
-import { toolContext } from "./tool-context.js";
+import { countFailure } from "./run-record.js";
+import { toolContext } from "./run-tool.js";
+import type { OpenStep, Stop } from "./step.js";
+import { decisionEvent, resultEvents } from "./step.js";
 
 /**
  * Phase one of a step: every call the model asked for through the gate, in call order, one
@@ -38,12 +44,6 @@ export function gateCalls<Deps>(
   });
 }
 
-/** A hook's stop: who stopped the run, and why. */
-export interface Stop {
-  by: DecidedBy;
-  reason?: string;
-}
-
 /** Gates call `index` and the ones after it (continues at once while the gate answers at once). */
 function gateFrom<Deps>(
   run: RunContext<Deps>,
@@ -53,7 +53,7 @@ function gateFrom<Deps>(
   index: number,
   stop: Stop | undefined,
 ): MaybePromise<Stop | undefined> {
-  const format = errorText(run.options.formatToolError);
+  const format = errorText(run.config.options.formatToolError);
   const cut = cutBy(step.response.finishReason);
   const cutTools = cut ? new Set<string>() : undefined;
   for (; index < parts.length; index++) {
@@ -83,15 +83,15 @@ function gateFrom<Deps>(
       tool: open.tool,
       callable: tools.callableNames,
       step: step.index,
-      hooks: run.options.hooks,
-      policy: run.options.policy,
-      deps: run.deps,
-      provider: tools.steering?.provider ?? run.options.provider,
-      argsLimits: run.options.argsLimits,
+      hooks: run.config.options.hooks,
+      policy: run.config.options.policy,
+      deps: run.config.deps,
+      provider: tools.steering?.provider ?? run.config.options.provider,
+      argsLimits: run.config.options.argsLimits,
       context: (tool) => toolContext(run, tool, { id: part.id, rawArgs: part.args }, step.index),
       refused: (call) => refusal(run, call),
       remembered: (name) => run.remembered.find((decision) => decision.toolName === name),
-      repair: run.options.repairToolCall,
+      repair: run.config.options.repairToolCall,
     });
     const next = index + 1;
     if (isPromise(outcome)) {
@@ -132,7 +132,7 @@ function judged<Deps>(
 
 /** The earlier human refusal of this exact call, unless refusals are not remembered. */
 function refusal<Deps>(run: RunContext<Deps>, call: ToolCall): DeniedCall | undefined {
-  if (run.options.repeatDenied === "ask" || run.denied.length === 0) return undefined;
+  if (run.config.options.repeatDenied === "ask" || run.denied.length === 0) return undefined;
   const args = canonicalJson(call.args);
   return run.denied.find((denied) => denied.toolName === call.name && denied.args === args);
 }

@@ -2,12 +2,11 @@ import { type PostCallOutcome, postCall } from "../gate/post-call.js";
 import type { LoopEvent } from "../types/events.js";
 import type { ToolContentPart } from "../types/messages.js";
 import { isPromise, type MaybePromise } from "../util/maybe-promise.js";
-import { notRun, type OpenCall } from "./call-record.js";
-import { errorText } from "./error-text.js";
-import type { OpenStep } from "./open-step.js";
+import { errorText, notRun, type OpenCall } from "./call-record.js";
 import type { RunContext } from "./run-context.js";
 import type { ToolRun } from "./run-tool.js";
-import { resultEvent } from "./step-events.js";
+import type { OpenStep } from "./step.js";
+import { resultEvent } from "./step.js";
 
 /** A call's result once the post-call chain judged it: what the model will read. */
 export interface Guarded {
@@ -36,13 +35,13 @@ export function guardOutput<Deps>(
 ): MaybePromise<Guarded> {
   const ok = done.kind === "ok";
   const content = done.kind === "ok" ? done.content : undefined;
-  const hooks = run.options.postHooks;
-  if (hooks.length === 0 || open.tool === run.output?.tool) {
+  const hooks = run.config.options.postHooks;
+  if (hooks.length === 0 || open.tool === run.config.output?.tool) {
     return { ok, output: done.output, content };
   }
   const { toolName } = open.record;
   const withheld = (why: string) => `the output of ${toolName} was withheld: ${why}`;
-  const failed = (error: unknown): Guarded => ({
+  const hookFailed = (error: unknown): Guarded => ({
     ok: false,
     output: withheld("a post-call hook failed"),
     content: undefined,
@@ -58,7 +57,7 @@ export function guardOutput<Deps>(
         // (kind "withheld": the tool ran, unlike every other kind).
         const { toolName: name } = open.record;
         const info = { kind: "withheld" as const, toolName: name, message: outcome.message };
-        const output = errorText(run.options.formatToolError)(info);
+        const output = errorText(run.config.options.formatToolError)(info);
         return { ok: false, output, content: undefined, outcome };
       }
       case "stop": {
@@ -84,12 +83,12 @@ export function guardOutput<Deps>(
       result: { output: done.output, isError: !ok, content },
       step: step.index,
       hooks,
-      deps: run.deps,
+      deps: run.config.deps,
       // The step's own provider, when prepareStep chose one: hooks see who answered.
-      provider: step.steered?.provider ?? run.options.provider,
+      provider: step.steered?.provider ?? run.config.options.provider,
     });
   } catch (error) {
-    return failed(error);
+    return hookFailed(error);
   }
   if (!isPromise(outcome)) return judged(outcome);
   return outcome.then(
@@ -99,7 +98,7 @@ export function guardOutput<Deps>(
     },
     (error: unknown) => {
       run.abort.throwIfAborted();
-      return failed(error);
+      return hookFailed(error);
     },
   );
 }

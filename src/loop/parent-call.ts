@@ -1,11 +1,11 @@
 import { TollgateError } from "../errors.js";
-import type { ResumePlan } from "../state/resume-plan.js";
-import type { RunState } from "../state/run-state.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { ResumePlan } from "../state/resume/resolutions.js";
 import type { LoopEvent } from "../types/events.js";
 import type { Usage } from "../types/messages.js";
-import { addUsage } from "../util/usage.js";
+import type { RunState } from "../types/run-state.js";
+import type { ToolContext } from "../types/tool.js";
 import type { RunContext } from "./run-context.js";
+import { subRunUsed } from "./run-record.js";
 
 /**
  * What a sub-agent's run (`loop.asTool`) learns from the parent's call that starts it: where
@@ -71,7 +71,7 @@ export class ParentLink<Deps> implements ParentCall {
   forward(event: LoopEvent): void {
     const run = this.#run;
     const usage = modelUsageOf(event);
-    if (usage) run.usage = addUsage(run.usage, usage);
+    if (usage) subRunUsed(run, usage);
     if (run.listening()) {
       const { runId, toolCallId } = this;
       run.emit({

@@ -1,12 +1,12 @@
 import { DuplicateToolError, PolicyError, UnknownToolError } from "../errors.js";
-import type { Tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { Message, ToolSpec } from "../types/messages.js";
 import type { ModelRequest } from "../types/provider.js";
 import type { StepRecord } from "../types/step-record.js";
+import type { Tool } from "../types/tool.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
-import { isPlainObject } from "../util/option-keys.js";
 import { callPolicy, shortForm } from "../util/policy-call.js";
+import { isPlainObject } from "../util/values.js";
 import type { RunContext } from "./run-context.js";
 import { readSteering, STEERING_KEYS, type StepSteering } from "./step-steering.js";
 
@@ -33,7 +33,7 @@ export interface ToolsOfStep<Deps> {
  * not in the toolset an `UnknownToolError`.
  */
 export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfStep<Deps>> {
-  const { tools, policy } = run.options;
+  const { tools, policy } = run.config.options;
   const { prepareStep } = policy;
   if (!prepareStep) return everyTool(run);
   const prepared = callPolicy(
@@ -68,7 +68,7 @@ function stepArgs<Deps>(run: RunContext<Deps>) {
   return {
     stepIndex: run.steps.length,
     executed: run.executed.slice(),
-    tools: run.options.tools,
+    tools: run.config.options.tools,
     get messages() {
       messages ??= structuredClone(messagesNow);
       return messages;
@@ -85,7 +85,7 @@ function stepArgs<Deps>(run: RunContext<Deps>) {
  * per loop cost more than the lists, with a new loop per run).
  */
 function everyTool<Deps>(run: RunContext<Deps>): ToolsOfStep<Deps> {
-  const { options } = run;
+  const { options } = run.config;
   const { tools, specs } = options;
   const cached = options.everyTool;
   if (cached?.tools === tools) return cached.offered as ToolsOfStep<Deps>;

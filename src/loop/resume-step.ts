@@ -1,24 +1,21 @@
 import { canonicalJson } from "../state/digest.js";
-import type { ResumePlan } from "../state/resume-plan.js";
-import { isPromise } from "../util/maybe-promise.js";
+import type { ResumePlan } from "../state/resume/resolutions.js";
 import {
   approved,
   continued,
+  errorText,
   notRun,
   type OpenCall,
   refused,
   rerun,
   restored,
 } from "./call-record.js";
-import { endsRun } from "./ends-run.js";
-import { errorText } from "./error-text.js";
 import { executeCalls } from "./execute-calls.js";
-import { completeWith, outputOfStep } from "./final-answer.js";
-import { finishStep, type StepOutcome } from "./finish-step.js";
-import { limitOfStep } from "./limit-checks.js";
-import { reopenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
-import { decisionEvent, resultEvents } from "./step-events.js";
+import { callDenied, decisionRemembered } from "./run-record.js";
+import { afterExecution } from "./run-step.js";
+import type { StepOutcome } from "./step.js";
+import { decisionEvent, reopenStep, resultEvents } from "./step.js";
 import { type SuppliedResult, settleSupplied } from "./supplied-results.js";
 
 /**
@@ -36,8 +33,8 @@ export async function resumeStep<Deps>(
 ): Promise<StepOutcome> {
   const { state, resolutions } = plan;
   const record = state.steps[state.steps.length - 1]!;
-  const { tools } = run.options;
-  const outputTool = run.output?.tool;
+  const { tools } = run.config.options;
+  const outputTool = run.config.output?.tool;
   const toolOf = (name: string) => (name === outputTool?.name ? outputTool : tools.find(name));
   const calls = record.calls.map((call) => restored(call, toolOf(call.toolName)));
   const step = reopenStep(run, record, calls);
@@ -49,10 +46,10 @@ export async function resumeStep<Deps>(
     const open = byId.get(resolution.toolCallId)!;
     switch (resolution.kind) {
       case "refuse": {
-        refused(open, resolution.reason, errorText(run.options.formatToolError));
+        refused(open, resolution.reason, errorText(run.config.options.formatToolError));
         const { toolName, args } = open.record;
         const { reason } = resolution;
-        run.denied.push({
+        callDenied(run, {
           toolName,
           args: canonicalJson(args),
           ...(reason === undefined ? {} : { reason }),
@@ -90,14 +87,7 @@ export async function resumeStep<Deps>(
   resultEvents(run, step.index, decided);
   if (given.length > 0) await settleSupplied(run, step, given);
   const succeeded = await executeCalls(run, step, toRun);
-  if (step.stop) return finishStep(run, step, { stop: step.stop });
-  const limit = limitOfStep(run, step);
-  if (limit) return finishStep(run, step, { limit });
-  const output = outputOfStep(run, step);
-  if (output) return completeWith(run, step, output, finishStep);
-  const ending = state.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
-  const endedBy = isPromise(ending) ? await ending : ending;
-  return finishStep(run, step, { endedBy });
+  return afterExecution(run, step, succeeded, { endedBy: state.endedBy });
 }
 
 /** A human's decision kept for every later call of the tool in this run (`remember: "tool"`). */
@@ -107,8 +97,8 @@ function remember<Deps>(
   approve: boolean,
   reason: string | undefined,
 ): void {
-  const at = run.remembered.findIndex((decision) => decision.toolName === toolName);
-  const decision = reason === undefined ? { toolName, approve } : { toolName, approve, reason };
-  if (at === -1) run.remembered.push(decision);
-  else run.remembered[at] = decision;
+  decisionRemembered(
+    run,
+    reason === undefined ? { toolName, approve } : { toolName, approve, reason },
+  );
 }

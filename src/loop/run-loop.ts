@@ -1,18 +1,18 @@
 import { TollgateError } from "../errors.js";
-import type { ResumePlan } from "../state/resume-plan.js";
-import type { RunState, RunStatus } from "../state/run-state.js";
+import type { ResumePlan } from "../state/resume/resolutions.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
 import type { RunResult, RunResultBase } from "../types/run-result.js";
+import type { RunState, RunStatus } from "../types/run-state.js";
 import type { StepRecord } from "../types/step-record.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { textOf } from "../util/message-text.js";
-import type { StepOutcome } from "./finish-step.js";
-import { transcriptOnFailure } from "./finish-step.js";
-import { takeModelCall } from "./limit-checks.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
+import { takeModelCall } from "./run-record.js";
 import { runStep } from "./run-step.js";
+import type { StepOutcome } from "./step.js";
+import { transcriptOnFailure } from "./step.js";
 import { stoppedByCondition } from "./stop-when.js";
 
 /**
@@ -79,7 +79,7 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
     outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
   const state = await sealState(
     snapshot(run, status, endedBy && { endedBy }),
-    run.options.signingKey,
+    run.config.options.signingKey,
   );
   const base: RunResultBase = {
     text: textOf(lastAssistant),

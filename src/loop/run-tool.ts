@@ -1,15 +1,14 @@
 import { messageOf, PolicyError, RetryError } from "../errors.js";
-import type { RunState } from "../state/run-state.js";
-import type { Tool } from "../tools/tool.js";
 import { isToolError, unnoted } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import type { ToolContentPart } from "../types/messages.js";
+import type { RunState } from "../types/run-state.js";
+import type { Tool, ToolContext } from "../types/tool.js";
 import { andThen } from "../util/maybe-promise.js";
 import { threw } from "../util/policy-call.js";
 import type { OpenCall } from "./call-record.js";
 import { linkParentCall } from "./parent-call.js";
 import type { RunContext } from "./run-context.js";
-import { toolContext } from "./tool-context.js";
 
 /**
  * How one tool run ended. `raw` is the value as the tool returned it (for `endsRun`);
@@ -63,7 +62,7 @@ export function runTool<Deps>(
     const output = `tool ${call.name} returned a value JSON cannot carry: ${json.problem}`;
     return { kind: "unfit", output, error: undefined, ms };
   };
-  const failed = (error: unknown): ToolRun => {
+  const threwOrTimedOut = (error: unknown): ToolRun => {
     clearTimeout(timer);
     const ms = performance.now() - started;
     if (error === TIMED_OUT) {
@@ -84,7 +83,7 @@ export function runTool<Deps>(
   try {
     running = invoke(run, open, tools, step, ctx);
   } catch (error) {
-    return Promise.resolve(failed(error));
+    return Promise.resolve(threwOrTimedOut(error));
   }
   if (timeout) {
     running = Promise.race([
@@ -99,7 +98,7 @@ export function runTool<Deps>(
     ]);
   }
   // A tool's promise is followed; any other value (a bare thenable too) is its output as it is.
-  if (running instanceof Promise) return running.then(ended, failed);
+  if (running instanceof Promise) return running.then(ended, threwOrTimedOut);
   return Promise.resolve(ended(running));
 }
 
@@ -115,7 +114,7 @@ function invoke<Deps>(
   stepIndex: number,
   ctx: ReturnType<typeof toolContext<Deps>>,
 ): unknown {
-  const { policy } = run.options;
+  const { policy } = run.config.options;
   const { executeTool } = policy;
   if (!executeTool) return unnoted(tool!.execute).call(tool, parsed, ctx);
   const blame = (error: unknown): never => {
@@ -137,4 +136,28 @@ function invoke<Deps>(
   } catch (error) {
     return blame(error);
   }
+}
+
+/**
+ * The context a call runs with (and that its tool's `needsApproval` gets): built in this one
+ * place, from the run and the call; `signal` is the call's own (with a timeout), else the run's.
+ */
+export function toolContext<Deps>(
+  run: RunContext<Deps>,
+  tool: Tool<Deps>,
+  call: { id: string; rawArgs: string },
+  step: number,
+  signal?: AbortSignal,
+): ToolContext<Deps> {
+  return {
+    deps: run.config.deps,
+    toolCallId: call.id,
+    toolName: tool.name,
+    retry: run.retries.get(tool.name) ?? 0,
+    maxRetries: tool.maxRetries,
+    step,
+    // A data property, not a getter: an object literal with a getter costs about 0.4 µs to make.
+    signal: signal ?? run.abort.signal,
+    rawArgs: call.rawArgs,
+  };
 }

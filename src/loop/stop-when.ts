@@ -1,5 +1,5 @@
-import type { StopContext, StoppedBy } from "../options/stop-conditions.js";
 import { freezeJson } from "../tools/args.js";
+import type { StopContext, StoppedBy } from "../types/stop-conditions.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { callPolicy, readBoolean } from "../util/policy-call.js";
 import type { RunContext } from "./run-context.js";
@@ -14,7 +14,7 @@ export function stoppedByCondition<Deps>(
   run: RunContext<Deps>,
   index = 0,
 ): MaybePromise<StoppedBy | undefined> {
-  const conditions = run.stopWhen;
+  const conditions = run.config.stopWhen;
   if (index >= conditions.length) return undefined;
   const condition = conditions[index]!;
   const answer = callPolicy(
@@ -49,6 +49,6 @@ function contextOf<Deps>(run: RunContext<Deps>): StopContext<Deps> {
       return messages;
     },
     usage: Object.freeze({ ...run.usage }),
-    deps: run.deps,
+    deps: run.config.deps,
   };
 }

@@ -2,10 +2,10 @@ import type { ToolContentPart } from "../types/messages.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { type OpenCall, supplied } from "./call-record.js";
 import { guardOutput, postDecisionEvent } from "./guard-output.js";
-import type { OpenStep } from "./open-step.js";
 import type { RunContext } from "./run-context.js";
 import type { ToolRun } from "./run-tool.js";
-import { resultEvent } from "./step-events.js";
+import type { OpenStep } from "./step.js";
+import { resultEvent } from "./step.js";
 
 /** A client-side call's result as `resume()` was given it (checked by `planResume`). */
 export interface SuppliedResult<Deps> {

@@ -1,6 +1,7 @@
 import type { Decision, LoopPolicy, Tool, ToolAnnotations } from "tollgate";
 import { isPromise } from "../util/maybe-promise.js";
-import { checkKeys, kindOf, shownValue } from "../util/option-keys.js";
+import { checkKeys, shownValue } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 import { stricter } from "./stricter.js";
 
 /** A tool's MCP hints with the spec's defaults filled in for the ones it does not give. */

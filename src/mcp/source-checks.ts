@@ -1,4 +1,5 @@
-import { kindOf, shownValue } from "../util/option-keys.js";
+import { shownValue } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 
 /** The `stderr` values a stdio source takes (Node's `IOType`s). */
 const STDERR = ["inherit", "ignore", "pipe", "overlapped"];

@@ -1,5 +1,5 @@
 import type { Decision } from "tollgate";
-import { isPlainObject } from "../util/option-keys.js";
+import { isPlainObject } from "../util/values.js";
 
 const RANK: Record<string, number> = { ALLOW: 1, NEEDS_APPROVAL: 2, DENY: 3 };
 

@@ -1,7 +1,7 @@
 import { ProviderError } from "../errors.js";
 import type { ModelStreamPart } from "../types/provider.js";
-import { isPlainObject } from "../util/option-keys.js";
 import { shortForm } from "../util/policy-call.js";
+import { isPlainObject } from "../util/values.js";
 
 const FINISH_REASONS = new Set([
   "stop",

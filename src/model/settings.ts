@@ -1,5 +1,6 @@
 import type { ModelSettings } from "../types/provider.js";
-import { editDistance, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
+import { editDistance, shownValue } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /** The settings every adapter maps; any other key goes to the provider as it is. */
 const PORTABLE: Record<string, (value: unknown) => boolean> = {

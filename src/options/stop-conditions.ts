@@ -1,8 +1,6 @@
 import type { StopCondition } from "../types/stop-conditions.js";
 import { shownValue } from "../util/option-keys.js";
 
-export type { StopCondition, StopContext, StoppedBy } from "../types/stop-conditions.js";
-
 /**
  * Stops the run once it has taken `count` steps (or more: a resumed run counts its earlier steps).
  *

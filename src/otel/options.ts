@@ -1,5 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
-import { checkKeys, kindOf } from "../util/option-keys.js";
+import { checkKeys } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 
 /** What `otelListener` takes besides the tracer. */
 export interface OtelListenerOptions {

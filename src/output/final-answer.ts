@@ -1,5 +1,5 @@
-import type { RunState } from "../state/run-state.js";
 import { formatIssues } from "../tools/schema-issues.js";
+import type { RunState } from "../types/run-state.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import type { ResolvedOutput } from "./output-option.js";
 

@@ -1,8 +1,11 @@
-import { normalizeSchema, type StandardSchema } from "../tools/schema.js";
-import { type Tool, tool } from "../tools/tool.js";
+import { normalizeSchema } from "../tools/schema.js";
+import { tool } from "../tools/tool.js";
 import type { Provider } from "../types/provider.js";
-import { checkKeys, isPlainObject, kindOf, shownValue } from "../util/option-keys.js";
+import type { StandardSchema } from "../types/schema.js";
+import type { Tool } from "../types/tool.js";
+import { checkKeys, shownValue } from "../util/option-keys.js";
 import { TOOL_NAME } from "../util/tool-name.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /** How the model gives its final answer: by calling a tool, by the provider's JSON mode, or as JSON text. */
 export type OutputMode = "tool" | "native" | "prompted";

@@ -1,4 +1,4 @@
-import { isPlainObject, kindOf } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /**
  * The part of a `pg` Pool or Client the Postgres store uses, written out so the published types

@@ -1,4 +1,4 @@
-import { isPlainObject, kindOf } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /**
  * The part of an ioredis client the Redis store uses, written out so the published types need no

@@ -1,14 +1,6 @@
 import type { RunState } from "../types/run-state.js";
 import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
 
-export type {
-  DeniedCall,
-  RememberedDecision,
-  RunState,
-  RunStatus,
-  SubRunParent,
-} from "../types/run-state.js";
-
 /**
  * The version of `RunState` this build writes and reads. Version 2: args everywhere in the
  * model's form (no `input` field), `unavailableCalls` counted per tool name, digests bound to

@@ -1,9 +1,10 @@
+import type { RunState } from "../types/run-state.js";
 import type { ExternalCall, PendingApproval } from "../types/step-record.js";
 import { nextToken } from "../util/fencing-token.js";
 import { leaseMsOf } from "../util/lease-ms.js";
 import { pagedPending, pendingRunOf } from "../util/pending-page.js";
 import { checkedId, checkedLease } from "../util/store-args.js";
-import { isPaused, type RunState } from "./run-state.js";
+import { isPaused } from "./run-state.js";
 
 /**
  * A process's hold on one run. While a lease is live no other process may run or resume that

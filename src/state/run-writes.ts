@@ -1,4 +1,4 @@
-import type { RunState } from "./run-state.js";
+import type { RunState } from "../types/run-state.js";
 import type { RunLease } from "./run-store.js";
 import { sealState } from "./seal-state.js";
 import type { RunData } from "./snapshot.js";

@@ -1,6 +1,6 @@
+import type { RunState } from "../types/run-state.js";
 import type { ExternalCall, PendingApproval } from "../types/step-record.js";
 import { approvalDigest } from "./digest.js";
-import type { RunState } from "./run-state.js";
 import { signatureOf, stateDigestOf } from "./run-state.js";
 import { waitingCalls } from "./sub-runs.js";
 

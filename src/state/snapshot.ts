@@ -1,11 +1,17 @@
+import type { CallCounts, UsageLimits } from "../types/limits.js";
 import type { Message, ToolCall, Usage } from "../types/messages.js";
+import type {
+  DeniedCall,
+  RememberedDecision,
+  RunState,
+  StoredStep,
+  SubRunParent,
+} from "../types/run-state.js";
 import type { StepRecord } from "../types/step-record.js";
 import { zeroUsage } from "../util/usage.js";
-import type { CallCounts, UsageLimits } from "../util/usage-limits.js";
 import { mergeLimits, NO_LIMITS } from "../util/usage-limits.js";
-import type { DeniedCall, RememberedDecision, RunState, SubRunParent } from "./run-state.js";
 import { RUN_STATE_VERSION } from "./run-state.js";
-import { type StoredStep, storedSteps } from "./stored-steps.js";
+import { storedSteps } from "./stored-steps.js";
 
 /**
  * A run's data: what a `RunState` holds and a live run appends to. `messages` and `steps` only
@@ -14,26 +20,26 @@ import { type StoredStep, storedSteps } from "./stored-steps.js";
 export interface RunData {
   readonly runId: string;
   readonly maxSteps: number;
-  readonly messages: Message[];
-  /** The finished steps (the open one, while a step runs, is `openStep()`). */
-  readonly steps: StepRecord[];
-  usage: Usage;
+  readonly messages: readonly Message[];
+  /** The finished steps (the open one, while a step runs, is `stepInProgress()`). */
+  readonly steps: readonly StepRecord[];
+  readonly usage: Usage;
   /** Failures so far per tool name. */
-  readonly retries: Map<string, number>;
+  readonly retries: ReadonlyMap<string, number>;
   /** Calls to tools that were not callable so far, per tool name. */
-  readonly unavailableCalls: Map<string, number>;
+  readonly unavailableCalls: ReadonlyMap<string, number>;
   /** Names of tools that executed successfully, in order. */
-  readonly executed: string[];
+  readonly executed: readonly string[];
   /** Calls a human refused in this run. */
-  readonly denied: DeniedCall[];
+  readonly denied: readonly DeniedCall[];
   /** Decisions remembered for the rest of the run (`remember: "tool"`), one per tool. */
-  readonly remembered: RememberedDecision[];
+  readonly remembered: readonly RememberedDecision[];
   /** The run's usage limits: the loop's, with the run's own over them, key by key. */
   readonly limits: Readonly<UsageLimits>;
   /** Model calls and tool executions so far, counted against `limits`. */
-  readonly callCounts: CallCounts;
+  readonly callCounts: Readonly<CallCounts>;
   /** The record of the step in progress, for checkpoints; set while a step is open. */
-  openStep: (() => StepRecord) | undefined;
+  readonly stepInProgress: (() => StepRecord) | undefined;
   /** A sub-agent's run: the run and call that started it. */
   readonly parent?: SubRunParent | undefined;
 }
@@ -51,7 +57,7 @@ export function snapshot(
 ): RunState {
   const messages = run.messages.slice();
   const steps: StoredStep[] = storedSteps(run.steps, messages);
-  const open = run.openStep?.();
+  const open = run.stepInProgress?.();
   if (open) steps[open.index] = open;
   const state: RunState = {
     version: RUN_STATE_VERSION,
@@ -96,7 +102,7 @@ export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_
     ...(state.parent ? { parent: state.parent } : {}),
     limits: mergeLimits(loopLimits, state.limits),
     callCounts: state.callCounts ? { ...state.callCounts } : countedCalls(state),
-    openStep: undefined,
+    stepInProgress: undefined,
   };
 }
 
@@ -132,6 +138,6 @@ export function freshRun(
     remembered: [],
     limits,
     callCounts: { modelCalls: 0, toolCalls: 0 },
-    openStep: undefined,
+    stepInProgress: undefined,
   };
 }

@@ -1,6 +1,6 @@
 import { messageOf, StoreError } from "../errors.js";
+import type { RunState } from "../types/run-state.js";
 import { shortForm } from "../util/policy-call.js";
-import type { RunState } from "./run-state.js";
 import type { RunLease, RunStore } from "./run-store.js";
 
 /**

@@ -3,8 +3,6 @@ import type { StoredStep } from "../types/run-state.js";
 import type { CallRecord, StepRecord } from "../types/step-record.js";
 import { canonicalJson } from "./digest.js";
 
-export type { StoredStep } from "../types/run-state.js";
-
 /** The stored form of each record, made once: a record never changes. */
 const storedForms = new WeakMap<StepRecord, StoredStep>();
 

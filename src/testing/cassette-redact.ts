@@ -1,43 +1,6 @@
 import { redactKeyShapes } from "../util/key-shapes.js";
+import { isSecretKey, REDACTED } from "../util/secret-keys.js";
 import type { Json } from "./cassette-json.js";
-
-/** What replaces a redacted value in a cassette. */
-export const REDACTED = "[redacted]";
-
-/** Key names (lower case, no `-` or `_`) whose values are credentials wherever they appear. */
-const SECRET_NAMES = new Set([
-  "apikey",
-  "xapikey",
-  "authorization",
-  "proxyauthorization",
-  "auth",
-  "token",
-  "bearer",
-  "password",
-  "passwd",
-  "secret",
-  "cookie",
-  "setcookie",
-  "credentials",
-  "privatekey",
-]);
-const SECRET_ENDINGS = [
-  "apikey",
-  "secret",
-  "password",
-  "accesstoken",
-  "authtoken",
-  "refreshtoken",
-  "sessiontoken",
-  "idtoken",
-  "privatekey",
-];
-
-/** Whether a key's value is a credential by its name (`apiKey`, `x-api-key`, `Authorization`, `access_token`…). */
-export function isSecretKey(key: string): boolean {
-  const name = key.toLowerCase().replace(/[-_]/g, "");
-  return SECRET_NAMES.has(name) || SECRET_ENDINGS.some((end) => name.endsWith(end));
-}
 
 /** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
 export const redactShapes = (text: string): string => redactKeyShapes(text);

@@ -14,12 +14,17 @@ const LOWER = "abcdefghijklmnopqrstuvwxyz";
 const WORD = `${LOWER}${LOWER.toUpperCase()}${DIGITS}_`;
 /** Printable ASCII: what a negated class or `.` picks from. */
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("");
+/** What `\S`, `\D` and `\W` pick from: printable ASCII but spaces, digits, word characters. */
+const NON_SPACE = PRINTABLE.slice(1);
+const NON_DIGIT = [...PRINTABLE].filter((ch) => !DIGITS.includes(ch)).join("");
+const NON_WORD = [...PRINTABLE].filter((ch) => !WORD.includes(ch)).join("");
 
 /**
  * A string the pattern (a JSON Schema `pattern`, read as a JavaScript regular expression)
- * matches, for a cheap subset: literals, escapes (\d \w \s and escaped characters), classes
- * (ranges, negation within printable ASCII), `.`, groups `( )` `(?: )` `(?<name> )`,
- * alternation and quantifiers (`? * + {n} {n,} {n,m}`, lazy or not), with `^`/`$` at the ends.
+ * matches, for a cheap subset: literals, escapes (\d \w \s, \D \W \S within printable ASCII,
+ * escaped characters), classes (ranges, negation within printable ASCII), `.`, groups `( )`
+ * `(?: )` `(?<name> )`, alternation and quantifiers (`? * + {n} {n,} {n,m}`, lazy or not),
+ * with `^`/`$` at the ends.
  * Anything else (lookarounds, back-references, \b, \p{...}) is an `UnsupportedPattern`.
  * The caller checks the result against the pattern itself.
  */
@@ -74,6 +79,9 @@ function escaped(p: { source: string; at: number }): string {
   if (c === "d") return DIGITS;
   if (c === "w") return WORD;
   if (c === "s") return " ";
+  if (c === "S") return NON_SPACE;
+  if (c === "D") return NON_DIGIT;
+  if (c === "W") return NON_WORD;
   if (c === "n") return "\n";
   if (c === "t") return "\t";
   if (/[A-Za-z0-9]/.test(c)) throw new UnsupportedPattern(`the escape \\${c}`);

@@ -1,46 +1,23 @@
+import {
+  ANY_TYPE_ASSERTIONS,
+  NON_CONSTRAINING,
+  NUMBER_ASSERTIONS,
+  STRING_ASSERTIONS,
+  TYPE_NAMES,
+} from "../util/json-schema-keywords.js";
 import { regexSample, UnsupportedPattern } from "./regex-sample.js";
+import { SampleProblem, sampleNumber, sampleString } from "./scalar-sample.js";
 import type { Random } from "./seeded-random.js";
 
-/** A schema `sampleSchema` cannot write a value for: where (a JSON Pointer) and why. */
-export class SampleProblem extends Error {
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-  ) {
-    super(`at ${path || "/"}: ${problem}`);
-  }
-}
+export { SampleProblem };
 
 type Schema = Record<string, unknown>;
 
 /** Keywords that only describe: never a constraint to satisfy. */
-const ANNOTATIONS = new Set([
-  "$schema",
-  "$id",
-  "$anchor",
-  "$comment",
-  "$defs",
-  "definitions",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "example",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "nullable",
-  "contentEncoding",
-  "contentMediaType",
-  "discriminator",
-  "$dynamicAnchor",
-  "strict",
-]);
+const ANNOTATIONS = NON_CONSTRAINING;
 /** Keywords the sampler satisfies. Anything else is refused, naming the keyword. */
-const HANDLED = new Set([
-  "type",
-  "enum",
-  "const",
+const HANDLED: ReadonlySet<string> = new Set([
+  ...ANY_TYPE_ASSERTIONS,
   "$ref",
   "anyOf",
   "oneOf",
@@ -48,6 +25,7 @@ const HANDLED = new Set([
   "properties",
   "required",
   "additionalProperties",
+  "patternProperties",
   "propertyNames",
   "minProperties",
   "maxProperties",
@@ -56,15 +34,8 @@ const HANDLED = new Set([
   "minItems",
   "maxItems",
   "uniqueItems",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "format",
-  "pattern",
+  ...NUMBER_ASSERTIONS,
+  ...STRING_ASSERTIONS,
 ]);
 const MAX_DEPTH = 24;
 
@@ -72,9 +43,11 @@ const MAX_DEPTH = 24;
  * A value valid for the JSON Schema, chosen by `random`: required properties always, optional
  * ones about half the time (none deep in a recursive schema), one branch of `anyOf`/`oneOf`,
  * `$ref` into the schema's own `$defs`/`definitions`, numbers and strings within their bounds,
- * formats (email, uri/url, uuid, date, date-time, time, ipv4, ipv6, hostname, duration), and
- * `pattern` for a cheap subset of regular expressions. A keyword it cannot satisfy throws a
- * `SampleProblem` naming the path and the keyword; it never returns a value it knows is wrong.
+ * formats (email, uri/url, uuid, date, date-time, time, ipv4, ipv6, hostname, duration),
+ * `pattern` for a cheap subset of regular expressions, and `patternProperties` (names written
+ * from the same subset, each value meeting every pattern its name matches). A keyword it
+ * cannot satisfy (`not`, `if`, ...) throws a `SampleProblem` naming the path and the keyword;
+ * it never returns a value it knows is wrong.
  */
 export function sampleSchema(root: Schema, random: Random): unknown {
   return new Sampler(root, random).sample(root, "", 0);
@@ -114,9 +87,9 @@ class Sampler {
         return this.random.chance(0.5);
       case "integer":
       case "number":
-        return this.number(schema, type, path);
+        return sampleNumber(schema, type, path, this.random);
       case "string":
-        return this.string(schema, path);
+        return sampleString(schema, path, this.random);
       case "array":
         return this.array(schema, path, depth);
       default:
@@ -182,157 +155,10 @@ class Sampler {
     // null sometimes, when allowed; another type otherwise.
     if (nonNull.length === 0 || (types.includes("null") && this.random.chance(0.25))) return "null";
     const type = this.random.pick(nonNull);
-    if (!["boolean", "integer", "number", "string", "array", "object"].includes(type)) {
+    if (!(TYPE_NAMES as readonly string[]).includes(type)) {
       throw new SampleProblem(path, `unknown type "${type}"`);
     }
     return type;
-  }
-
-  private number(schema: Schema, type: string, path: string): number {
-    let low = -1000;
-    let high = 1000;
-    let lowOpen = false;
-    let highOpen = false;
-    const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
-    if (typeof minimum === "number") low = minimum;
-    if (typeof maximum === "number") high = maximum;
-    if (typeof exclusiveMinimum === "number" && exclusiveMinimum >= low) {
-      [low, lowOpen] = [exclusiveMinimum, true];
-    } else if (exclusiveMinimum === true) lowOpen = true;
-    if (typeof exclusiveMaximum === "number" && exclusiveMaximum <= high) {
-      [high, highOpen] = [exclusiveMaximum, true];
-    } else if (exclusiveMaximum === true) highOpen = true;
-    if (typeof minimum !== "number" && typeof exclusiveMinimum !== "number")
-      low = Math.min(0, high - 100);
-    if (typeof maximum !== "number" && typeof exclusiveMaximum !== "number")
-      high = Math.max(100, low + 100);
-    const step = typeof multipleOf === "number" && multipleOf > 0 ? multipleOf : undefined;
-    if (step !== undefined || type === "integer" || this.random.chance(0.5)) {
-      const unit = step ?? 1;
-      const first =
-        Math.ceil(low / unit) + (lowOpen && Math.ceil(low / unit) * unit === low ? 1 : 0);
-      const last =
-        Math.floor(high / unit) - (highOpen && Math.floor(high / unit) * unit === high ? 1 : 0);
-      if (first <= last && Number.isSafeInteger(first) && Number.isSafeInteger(last)) {
-        const k = this.random.int(
-          Math.max(first, -1e9),
-          Math.min(last, Math.max(first, -1e9) + 1e9),
-        );
-        return step === undefined ? k : Number((k * step).toPrecision(12));
-      }
-      if (step !== undefined || type === "integer") {
-        throw new SampleProblem(
-          path,
-          `no ${step ? `multiple of ${step}` : "integer"} lies within the bounds`,
-        );
-      }
-    }
-    if (low > high || (low === high && (lowOpen || highOpen))) {
-      throw new SampleProblem(path, "no number lies within the bounds");
-    }
-    const value = Math.round((low + this.random.next() * (high - low)) * 1000) / 1000;
-    const fits = (v: number) => (lowOpen ? v > low : v >= low) && (highOpen ? v < high : v <= high);
-    if (fits(value)) return value;
-    const middle = low + (high - low) / 2;
-    if (fits(middle)) return middle;
-    throw new SampleProblem(path, "no number lies within the bounds");
-  }
-
-  private string(schema: Schema, path: string): string {
-    const min = typeof schema.minLength === "number" ? schema.minLength : 0;
-    const max = typeof schema.maxLength === "number" ? schema.maxLength : Number.POSITIVE_INFINITY;
-    if (min > max) throw new SampleProblem(path, '"minLength" is above "maxLength"');
-    const pattern = typeof schema.pattern === "string" ? schema.pattern : undefined;
-    let value: string;
-    if (schema.format !== undefined) value = this.formatted(schema.format, path);
-    else if (pattern !== undefined) {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(pattern, "u");
-      } catch (error) {
-        throw new SampleProblem(
-          path,
-          `"pattern" is not a regular expression: ${(error as Error).message}`,
-        );
-      }
-      for (let attempt = 0; ; attempt++) {
-        try {
-          value = regexSample(pattern, this.random);
-        } catch (error) {
-          if (!(error instanceof UnsupportedPattern)) throw error;
-          throw new SampleProblem(
-            path,
-            `"pattern" ${pattern} is beyond the cheap subset (${error.message})`,
-          );
-        }
-        const length = [...value].length;
-        if (regex.test(value) && length >= min && length <= max) return value;
-        if (attempt === 20) {
-          throw new SampleProblem(
-            path,
-            `no string found for "pattern" ${pattern} within the length bounds`,
-          );
-        }
-      }
-    } else {
-      const length = this.random.int(min, Math.min(max, min + 8));
-      value = Array.from({ length }, () =>
-        this.random.pick([..."abcdefghijklmnopqrstuvwxyz"]),
-      ).join("");
-    }
-    const length = [...value].length;
-    if (length < min || length > max) {
-      throw new SampleProblem(
-        path,
-        `the "${schema.format}" value ${JSON.stringify(value)} does not fit "minLength"/"maxLength"`,
-      );
-    }
-    if (pattern !== undefined && !new RegExp(pattern, "u").test(value)) {
-      throw new SampleProblem(
-        path,
-        `the "${schema.format}" value ${JSON.stringify(value)} does not match "pattern" ${pattern}`,
-      );
-    }
-    return value;
-  }
-
-  private formatted(format: unknown, path: string): string {
-    const r = this.random;
-    const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-    const word = () =>
-      r.pick(["alpha", "bravo", "delta", "echo", "kilo", "lima", "oscar", "tango"]);
-    const hex = (n: number) =>
-      Array.from({ length: n }, () => r.pick([..."0123456789abcdef"])).join("");
-    const date = () => `${r.int(2000, 2030)}-${pad(r.int(1, 12))}-${pad(r.int(1, 28))}`;
-    const time = () => `${pad(r.int(0, 23))}:${pad(r.int(0, 59))}:${pad(r.int(0, 59))}`;
-    switch (format) {
-      case "email":
-        return `${word()}${r.int(1, 99)}@example.com`;
-      case "uri":
-      case "url":
-      case "iri":
-      case "uri-reference":
-      case "iri-reference":
-        return `https://example.com/${word()}/${r.int(1, 999)}`;
-      case "uuid":
-        return `${hex(8)}-${hex(4)}-4${hex(3)}-${r.pick([..."89ab"])}${hex(3)}-${hex(12)}`;
-      case "date":
-        return date();
-      case "date-time":
-        return `${date()}T${time()}Z`;
-      case "time":
-        return `${time()}Z`;
-      case "ipv4":
-        return `${r.int(1, 223)}.${r.int(0, 255)}.${r.int(0, 255)}.${r.int(1, 254)}`;
-      case "ipv6":
-        return `2001:db8::${hex(4).replace(/^0+(?=.)/, "")}`;
-      case "hostname":
-        return `${word()}.example.com`;
-      case "duration":
-        return `P${r.int(1, 30)}D`;
-      default:
-        throw new SampleProblem(path, `the "format" ${JSON.stringify(format)} is not supported`);
-    }
   }
 
   private array(schema: Schema, path: string, depth: number): unknown[] {
@@ -364,73 +190,179 @@ class Sampler {
   }
 
   private object(schema: Schema, path: string, depth: number): Record<string, unknown> {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    checkPropertyNames(schema.propertyNames, path);
+    const shape = objectShape(schema, path);
+    const { properties, extra, patterns } = shape;
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    const extra = schema.additionalProperties;
-    if (schema.propertyNames !== undefined) {
-      const names = schema.propertyNames;
-      const plain =
-        names === true ||
-        (isObject(names) &&
-          Object.keys(names).every((k) => k === "type") &&
-          names.type === "string");
-      if (!plain)
-        throw new SampleProblem(path, '"propertyNames" beyond { type: "string" } is not supported');
-    }
     const value: Record<string, unknown> = {};
+    const put = (name: string) => {
+      value[name] = this.sample(shape.schemaOf(name), `${path}/${escapeKey(name)}`, depth + 1);
+    };
     const deep = depth > MAX_DEPTH / 2;
-    for (const [name, property] of Object.entries(properties)) {
-      if (required.includes(name) || (!deep && this.random.chance(0.5))) {
-        value[name] = this.sample(property, `${path}/${escapeKey(name)}`, depth + 1);
-      }
+    for (const name of Object.keys(properties)) {
+      if (required.includes(name) || (!deep && this.random.chance(0.5))) put(name);
     }
     for (const name of required) {
       if (name in value) continue;
-      if (extra === false) {
+      if (extra === false && !patterns.some(({ regex }) => regex.test(name))) {
         throw new SampleProblem(
           path,
           `"${name}" is required but "additionalProperties" is false and it is not in "properties"`,
         );
       }
-      value[name] = this.sample(
-        isObject(extra) ? extra : {},
-        `${path}/${escapeKey(name)}`,
-        depth + 1,
-      );
+      put(name);
     }
     if (isObject(extra) && !deep && Object.keys(properties).length === 0) {
       // A record: a few keys of its own.
-      for (let i = this.random.int(0, 2); i > 0; i--) {
-        value[`key${i}`] = this.sample(extra, `${path}/key${i}`, depth + 1);
-      }
+      for (let i = this.random.int(0, 2); i > 0; i--) put(`key${i}`);
     }
-    const count = Object.keys(value).length;
     const minProps = typeof schema.minProperties === "number" ? schema.minProperties : 0;
     const maxProps =
       typeof schema.maxProperties === "number" ? schema.maxProperties : Number.POSITIVE_INFINITY;
+    if (shape.named.length > 0 && !deep) {
+      // Names of the patterns' own, as many as "maxProperties" leaves room for.
+      for (let i = this.random.int(0, 2); i > 0 && Object.keys(value).length < maxProps; i--) {
+        const name = this.patternName(this.random.pick(shape.named), value, properties, path);
+        if (name === undefined) break;
+        put(name);
+      }
+    }
+    const count = Object.keys(value).length;
     for (let i = 0; Object.keys(value).length < minProps; i++) {
-      const unused = Object.keys(properties).find((name) => !(name in value));
-      if (unused !== undefined) {
-        value[unused] = this.sample(properties[unused], `${path}/${escapeKey(unused)}`, depth + 1);
-      } else if (extra !== false) {
-        value[`key${i}`] = this.sample(isObject(extra) ? extra : {}, `${path}/key${i}`, depth + 1);
-      } else throw new SampleProblem(path, `"minProperties" ${minProps} cannot be reached`);
+      put(this.unusedName(shape, value, i, `"minProperties" ${minProps} cannot be reached`, path));
     }
     if (count > maxProps)
       throw new SampleProblem(path, `the required properties exceed "maxProperties" ${maxProps}`);
     return value;
   }
+
+  /** A name `value` lacks, for `minProperties`: an unused property's, a pattern's, or `key<i>`. */
+  private unusedName(
+    shape: ObjectShape,
+    value: Record<string, unknown>,
+    i: number,
+    problem: string,
+    path: string,
+  ): string {
+    const unused = Object.keys(shape.properties).find((name) => !(name in value));
+    if (unused !== undefined) return unused;
+    if (shape.named.length > 0) {
+      const pattern = this.random.pick(shape.named);
+      const name = this.patternName(pattern, value, shape.properties, path);
+      if (name !== undefined) return name;
+      throw new SampleProblem(
+        path,
+        `${problem}: no new name for "patternProperties" ${pattern.source}`,
+      );
+    }
+    if (shape.extra !== false) return `key${i}`;
+    throw new SampleProblem(path, problem);
+  }
+
+  /**
+   * A new property name matching a `patternProperties` pattern (the cheap subset of
+   * `regexSample`), or `undefined` when a few tries find none (`^id$` has one name).
+   */
+  private patternName(
+    pattern: Pattern,
+    value: Record<string, unknown>,
+    properties: Schema,
+    path: string,
+  ): string | undefined {
+    for (let attempt = 0; attempt <= 20; attempt++) {
+      let name: string;
+      try {
+        name = regexSample(pattern.source, this.random);
+      } catch (error) {
+        if (!(error instanceof UnsupportedPattern)) throw error;
+        throw new SampleProblem(
+          path,
+          `"patternProperties" ${pattern.source} is beyond the cheap subset (${error.message})`,
+        );
+      }
+      if (pattern.regex.test(name) && !(name in value) && !Object.hasOwn(properties, name)) {
+        return name;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** One `patternProperties` entry: the pattern, compiled, and the schema of the values it names. */
+interface Pattern {
+  source: string;
+  regex: RegExp;
+  schema: unknown;
+}
+
+/** What an object's keys may be and the schema each key's value must match. */
+interface ObjectShape {
+  properties: Schema;
+  /** `additionalProperties`: the schema of the keys neither listed nor matching a pattern. */
+  extra: unknown;
+  patterns: Pattern[];
+  /** The patterns that allow a key at all (not `false`): names may be written from them. */
+  named: Pattern[];
+  /** What a value must match: its property's schema and each matching pattern's, or the rest's. */
+  schemaOf(name: string): unknown;
+}
+
+/** The `ObjectShape` of an object schema. */
+function objectShape(schema: Schema, path: string): ObjectShape {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const extra = schema.additionalProperties;
+  const patterns = patternsOf(schema.patternProperties, path);
+  const schemaOf = (name: string): unknown => {
+    const matching = patterns.filter(({ regex }) => regex.test(name)).map((p) => p.schema);
+    const listed = Object.hasOwn(properties, name);
+    if (matching.length === 0) return listed ? properties[name] : isObject(extra) ? extra : {};
+    return allOf(listed ? [properties[name], ...matching] : matching);
+  };
+  const named = patterns.filter((pattern) => pattern.schema !== false);
+  return { properties, extra, patterns, named, schemaOf };
+}
+
+/** The entries of `patternProperties`, each pattern compiled as the validator does (the u flag). */
+function patternsOf(given: unknown, path: string): Pattern[] {
+  if (given === undefined) return [];
+  if (!isObject(given)) throw new SampleProblem(path, '"patternProperties" is not an object');
+  return Object.entries(given).map(([source, schema]) => {
+    try {
+      return { source, regex: new RegExp(source, "u"), schema };
+    } catch (error) {
+      throw new SampleProblem(
+        path,
+        `"patternProperties" ${source} is not a regular expression: ${(error as Error).message}`,
+      );
+    }
+  });
+}
+
+/** `propertyNames` that plain string names meet: `true` or `{ type: "string" }`; others refused. */
+function checkPropertyNames(names: unknown, path: string): void {
+  if (names === undefined || names === true) return;
+  const plain =
+    isObject(names) && Object.keys(names).every((k) => k === "type") && names.type === "string";
+  if (!plain)
+    throw new SampleProblem(path, '"propertyNames" beyond { type: "string" } is not supported');
+}
+
+/** Schemas that must all hold, as one: `true` drops out, a `false` makes the whole false. */
+function allOf(parts: unknown[]): unknown {
+  const kept = parts.filter((part) => part !== true);
+  if (kept.includes(false)) return false;
+  return kept.length === 1 ? kept[0] : { allOf: kept };
 }
 
 /** The types a schema without "type" implies from its keywords (all of them when none do). */
 function inferredTypes(schema: Schema): string[] {
-  if ("properties" in schema || "required" in schema || "additionalProperties" in schema)
+  if (
+    ["properties", "required", "additionalProperties", "patternProperties"].some((k) => k in schema)
+  )
     return ["object"];
   if ("items" in schema || "prefixItems" in schema || "minItems" in schema) return ["array"];
-  if ("minLength" in schema || "maxLength" in schema || "pattern" in schema || "format" in schema)
-    return ["string"];
-  if ("minimum" in schema || "maximum" in schema || "multipleOf" in schema) return ["number"];
-  if ("exclusiveMinimum" in schema || "exclusiveMaximum" in schema) return ["number"];
+  if (STRING_ASSERTIONS.some((keyword) => keyword in schema)) return ["string"];
+  if (NUMBER_ASSERTIONS.some((keyword) => keyword in schema)) return ["number"];
   return ["string", "number", "boolean"];
 }
 

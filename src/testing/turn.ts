@@ -6,7 +6,8 @@ import type {
   ModelStreamPart,
   Usage,
 } from "tollgate";
-import { checkKeys, isPlainObject, kindOf } from "../util/option-keys.js";
+import { checkKeys } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /** A tool call in a script: `args` as an object (sent as JSON) or a string (sent verbatim). */
 export interface ScriptedToolCall {

@@ -1,9 +1,9 @@
 import { messageOf, PolicyError } from "../errors.js";
+import type { Tool } from "../types/tool.js";
 import { andThen, later, type MaybePromise } from "../util/maybe-promise.js";
 import { shortForm } from "../util/policy-call.js";
 import { completeArgs } from "./complete-args.js";
 import { formatIssues } from "./schema.js";
-import type { Tool } from "./tool.js";
 import { jsonData } from "./tool-output.js";
 
 /**

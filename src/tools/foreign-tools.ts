@@ -1,4 +1,4 @@
-import { isPlainObject, kindOf } from "../util/option-keys.js";
+import { isPlainObject, kindOf } from "../util/values.js";
 
 /**
  * What a value that should be a tollgate tool (or a `tool()` definition) is instead: a tool

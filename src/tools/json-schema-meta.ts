@@ -1,5 +1,12 @@
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import type { SchemaIssue } from "../types/validation-result.js";
+import {
+  APPLICATORS,
+  type AppliesTo,
+  applicatorsTo,
+  type SubschemaForm,
+  TYPE_NAMES,
+} from "../util/json-schema-keywords.js";
 import { jsonSchemaIssues } from "./schema-issues.js";
 
 const DIALECT =
@@ -27,19 +34,55 @@ export function draftOf(schema: Record<string, unknown>): SchemaDraft {
   );
 }
 
-const TYPE_NAMES = ["array", "boolean", "integer", "null", "number", "object", "string"];
-const schema = { $ref: "#/$defs/schema" };
-const schemaArray = { type: "array", minItems: 1, items: schema };
-const schemaMap = { type: "object", additionalProperties: schema };
-const count = { type: "integer", minimum: 0 };
-const number = { type: "number" };
-const string = { type: "string" };
-const strings = { type: "array", items: string };
+const schema: Schema = { $ref: "#/$defs/schema" };
+const schemaArray: Schema = { type: "array", minItems: 1, items: schema };
+const schemaMap: Schema = { type: "object", additionalProperties: schema };
+const count: Schema = { type: "integer", minimum: 0 };
+const number: Schema = { type: "number" };
+const string: Schema = { type: "string" };
+const strings: Schema = { type: "array", items: string };
+
+/** The value each form of applicator holds: one subschema, a non-empty list, a map of names. */
+const FORM_SHAPES: Readonly<Record<SubschemaForm, Schema>> = {
+  one: schema,
+  list: schemaArray,
+  map: schemaMap,
+};
+
+/**
+ * Applicators whose value is not plainly their form's: `items` is one schema or a list,
+ * `prefixItems` may be empty, `patternProperties` names are regular expressions, and draft 4-7
+ * `dependencies` maps a name to a schema or to a list of names.
+ */
+const SHAPE_EXCEPTIONS: Readonly<Record<string, Schema>> = {
+  items: { type: ["object", "boolean", "array"], $ref: "#/$defs/keywords", items: schema },
+  prefixItems: { type: "array", items: schema },
+  patternProperties: { ...schemaMap, propertyNames: { format: "regex" } },
+  dependencies: {
+    type: "object",
+    additionalProperties: {
+      type: ["object", "boolean", "array"],
+      $ref: "#/$defs/keywords",
+      items: string,
+    },
+  },
+};
+
+/** The shape of each applicator's value, for those applying to one of `places`, in order. */
+function applicatorShapes(...places: AppliesTo[]): Record<string, Schema> {
+  const shapes: Record<string, Schema> = {};
+  for (const keyword of applicatorsTo(...places)) {
+    const [form] = APPLICATORS[keyword]!.holds;
+    shapes[keyword] = SHAPE_EXCEPTIONS[keyword] ?? FORM_SHAPES[form!];
+  }
+  return shapes;
+}
 
 /**
  * The shape each keyword's value must have for the validator to use it: a trimmed meta-schema
  * for drafts 4 to 2020-12 (the official ones need `$dynamicRef` and the network). Only draft 4
- * differs: its `exclusiveMinimum`/`exclusiveMaximum` are booleans.
+ * differs: its `exclusiveMinimum`/`exclusiveMaximum` are booleans. Applicators' shapes come
+ * from how they hold their subschemas (`APPLICATORS`).
  */
 function metaSchema(draft: SchemaDraft): Schema {
   const bound = draft === "4" ? { type: "boolean" } : number;
@@ -80,36 +123,9 @@ function metaSchema(draft: SchemaDraft): Schema {
           format: string,
           required: strings,
           uniqueItems: { type: "boolean" },
-          items: { type: ["object", "boolean", "array"], $ref: "#/$defs/keywords", items: schema },
-          prefixItems: { type: "array", items: schema },
-          additionalItems: schema,
-          unevaluatedItems: schema,
-          contains: schema,
-          properties: schemaMap,
-          patternProperties: { ...schemaMap, propertyNames: { format: "regex" } },
-          additionalProperties: schema,
-          unevaluatedProperties: schema,
-          propertyNames: schema,
+          ...applicatorShapes("each item", "some item", "each property", "names"),
           dependentRequired: { type: "object", additionalProperties: strings },
-          dependentSchemas: schemaMap,
-          dependencies: {
-            type: "object",
-            additionalProperties: {
-              type: ["object", "boolean", "array"],
-              $ref: "#/$defs/keywords",
-              items: string,
-            },
-          },
-          allOf: schemaArray,
-          anyOf: schemaArray,
-          oneOf: schemaArray,
-          not: schema,
-          if: schema,
-          // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword
-          then: schema,
-          else: schema,
-          $defs: schemaMap,
-          definitions: schemaMap,
+          ...applicatorShapes("value", "none"),
         },
       },
     },

@@ -1,82 +1,11 @@
 import type { SchemaIssue } from "../types/validation-result.js";
+import {
+  KNOWN_KEYWORDS,
+  ONE_SUBSCHEMA,
+  SUBSCHEMA_LIST,
+  SUBSCHEMA_MAP,
+} from "../util/json-schema-keywords.js";
 import { editDistance } from "../util/option-keys.js";
-
-/** Keywords whose value is one subschema. */
-const ONE = [
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "additionalProperties",
-  "propertyNames",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "additionalItems",
-  "items",
-];
-/** Keywords whose value is a list of subschemas. */
-const LIST = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-/** Keywords whose value maps names to subschemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-
-/** Every keyword of drafts 4 to 2020-12 and the annotations tools commonly carry. */
-const KNOWN = new Set([
-  ...ONE,
-  ...LIST,
-  ...MAP,
-  "$schema",
-  "$id",
-  "id",
-  "$ref",
-  "$anchor",
-  "$dynamicRef",
-  "$dynamicAnchor",
-  "$recursiveRef",
-  "$recursiveAnchor",
-  "$vocabulary",
-  "$comment",
-  "type",
-  "enum",
-  "const",
-  "multipleOf",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "minContains",
-  "maxContains",
-  "minProperties",
-  "maxProperties",
-  "required",
-  "dependentRequired",
-  "dependencies",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "contentEncoding",
-  "contentMediaType",
-  "contentSchema",
-  // Annotations of OpenAPI and of model APIs, found in real tool schemas.
-  "example",
-  "nullable",
-  "discriminator",
-  "xml",
-  "externalDocs",
-  "propertyOrdering",
-  "strict",
-]);
 
 /**
  * Unknown keys that are near misses of a JSON Schema keyword (`requried`, `maxLenght`,
@@ -88,7 +17,7 @@ export function keywordTypos(schema: unknown, path: PropertyKey[] = []): SchemaI
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [];
   const issues: SchemaIssue[] = [];
   for (const [key, value] of Object.entries(schema)) {
-    if (!KNOWN.has(key)) {
+    if (!KNOWN_KEYWORDS.has(key)) {
       const near = nearKeyword(key);
       if (near) {
         issues.push({
@@ -98,15 +27,15 @@ export function keywordTypos(schema: unknown, path: PropertyKey[] = []): SchemaI
       }
       continue;
     }
-    if (MAP.includes(key) && typeof value === "object" && value !== null) {
+    if (SUBSCHEMA_MAP.includes(key) && typeof value === "object" && value !== null) {
       for (const [name, sub] of Object.entries(value)) {
         issues.push(...keywordTypos(sub, [...path, key, name]));
       }
-    } else if (LIST.includes(key) && Array.isArray(value)) {
+    } else if (SUBSCHEMA_LIST.includes(key) && Array.isArray(value)) {
       for (let index = 0; index < value.length; index++) {
         issues.push(...keywordTypos(value[index], [...path, key, index]));
       }
-    } else if (ONE.includes(key)) issues.push(...keywordTypos(value, [...path, key]));
+    } else if (ONE_SUBSCHEMA.includes(key)) issues.push(...keywordTypos(value, [...path, key]));
   }
   return issues;
 }
@@ -115,7 +44,7 @@ function nearKeyword(key: string): string | undefined {
   if (key.length < 4 || key.startsWith("x-")) return undefined;
   let best: string | undefined;
   let bestDistance = 3;
-  for (const keyword of KNOWN) {
+  for (const keyword of KNOWN_KEYWORDS) {
     const distance = editDistance(key.toLowerCase(), keyword.toLowerCase());
     if (distance < bestDistance) {
       best = keyword;

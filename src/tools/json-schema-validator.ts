@@ -6,6 +6,7 @@ import {
   validate,
 } from "@cfworker/json-schema";
 import type { ValidationResult } from "../types/validation-result.js";
+import { SUBSCHEMA_MAP } from "../util/json-schema-keywords.js";
 import { draftOf, metaIssues } from "./json-schema-meta.js";
 import { keywordTypos } from "./json-schema-typos.js";
 import {
@@ -99,15 +100,8 @@ function locationOf(node: Schema): string {
   return path ? `${path}: ` : "";
 }
 
-/** Keywords whose value is a map from names (not keywords) to subschemas. */
-const NAME_MAPS = new Set([
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-  "dependencies",
-]);
+/** Keywords whose value is keyed by names (not keywords): subschema maps, draft 4-7 `dependencies`. */
+const NAME_MAPS: ReadonlySet<string> = new Set(SUBSCHEMA_MAP);
 
 /**
  * The value of the keyword a unit reports, found by following its `keywordLocation`

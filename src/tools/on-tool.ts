@@ -1,8 +1,8 @@
 import type { PreToolCallHook, PreToolCallInfo, PreToolCallVerdict } from "../types/hooks.js";
+import type { Tool } from "../types/tool.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
-import { kindOf } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 import { checkArgs } from "./args.js";
-import type { Tool } from "./tool.js";
 
 /**
  * The args of a call to tool `T` in the model's form (the schema's input side, defaulted

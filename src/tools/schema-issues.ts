@@ -1,5 +1,10 @@
 import type { OutputUnit } from "@cfworker/json-schema";
 import type { SchemaIssue } from "../types/validation-result.js";
+import {
+  applicatorsTo,
+  REFERENCES,
+  UNLISTED_PROPERTY_APPLICATORS,
+} from "../util/json-schema-keywords.js";
 
 /** "city: expected string; items[0]: required" — issues with the paths that failed. */
 export function formatIssues(issues: ReadonlyArray<SchemaIssue>): string {
@@ -25,24 +30,20 @@ export function formatPath(path: SchemaIssue["path"]): string {
 /** Reads the value a unit's keyword has in the schema (for `pattern`, whose message omits it). */
 export type KeywordValue = (unit: OutputUnit) => unknown;
 
-/** Units that only say "a subschema failed"; the units after them say where and how. */
-const WRAPPERS = new Set([
-  "$ref",
-  "$recursiveRef",
+/**
+ * Units that only say "a subschema failed"; the units after them say where and how. The
+ * validator words them so for references, `allOf`, `if` and the applicators of each item and
+ * each property value (`contains`, `propertyNames`, `anyOf`, `oneOf`, `not` say their own).
+ */
+const WRAPPERS: ReadonlySet<string> = new Set([
+  ...REFERENCES,
   "allOf",
   "if",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "unevaluatedItems",
+  ...applicatorsTo("each property", "each item"),
 ]);
 
 /** Keywords under which a `false` schema means "a key the schema does not list". */
-const FOR_UNLISTED_KEYS = new Set(["additionalProperties", "unevaluatedProperties"]);
+const FOR_UNLISTED_KEYS: ReadonlySet<string> = new Set(UNLISTED_PROPERTY_APPLICATORS);
 
 /**
  * Turns @cfworker/json-schema's output units into Standard Schema issues with paths, worded

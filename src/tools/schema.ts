@@ -1,13 +1,11 @@
 import type * as z4 from "zod/v4/core";
 import type { StandardSchema } from "../types/schema.js";
 import type { SchemaIssue, ValidationResult } from "../types/validation-result.js";
-import { kindOf } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 import { nullableJsonProblem, optionalInputProblem } from "./optional-input.js";
 import { formatIssues } from "./schema-issues.js";
 import { zod3JsonSchema, zod4JsonSchema } from "./zod-json-schema.js";
-
-export type { StandardSchema } from "../types/schema.js";
 
 export type { SchemaIssue, ValidationResult };
 export { formatIssues };

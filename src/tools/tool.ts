@@ -1,14 +1,13 @@
 import { TollgateError } from "../errors.js";
+import type { StandardSchema } from "../types/schema.js";
 import type { NeedsApproval, Tool, ToolContext } from "../types/tool.js";
 import type { ToolAnnotations } from "../types/tool-annotations.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { TOOL_NAME } from "../util/tool-name.js";
 import { rejectBuiltTool } from "./foreign-tools.js";
-import type { InferArgs, InferOutput, StandardSchema } from "./schema.js";
+import type { InferArgs, InferOutput } from "./schema.js";
 import { normalizeSchema } from "./schema.js";
 import { noteToolErrors } from "./tool-errors.js";
-
-export type { NeedsApproval, Tool, ToolContext } from "../types/tool.js";
 
 /** What `tool()` takes. `execute`'s args are typed from `input`'s output, `needsApproval`'s from its input. */
 export interface ToolDefinition<Deps, Schema extends StandardSchema> {

@@ -1,7 +1,7 @@
 import { DuplicateToolError, UnknownToolError } from "../errors.js";
 import type { ToolSpec } from "../types/messages.js";
+import type { Tool } from "../types/tool.js";
 import { notAToolMessage } from "./foreign-tools.js";
-import type { Tool } from "./tool.js";
 
 /**
  * An immutable set of tools with unique names. Every operation returns a new set.

@@ -1,6 +1,7 @@
 import * as z4 from "zod/v4/core";
 import type { zodToJsonSchema } from "zod-to-json-schema";
 import { builtinModule } from "../util/builtin-module.js";
+import { applicatorsTo, SUBSCHEMA_LIST } from "../util/json-schema-keywords.js";
 import { DEFAULT_SOURCE } from "./complete-args.js";
 
 type JsonObject = Record<string, unknown>;
@@ -84,6 +85,11 @@ function findNoJsonForm4(schema: z4.$ZodType): NoJsonForm | undefined {
   return found;
 }
 
+/** Lists of subschemas the value itself must match (`anyOf`, `oneOf`, `allOf`): their indexes name no field. */
+const IN_PLACE_LISTS: ReadonlySet<string> = new Set(
+  applicatorsTo("value").filter((keyword) => SUBSCHEMA_LIST.includes(keyword)),
+);
+
 /** `["properties", "a", "items"]` → `["a", "[]"]`: the JSON Schema path as the user wrote the fields. */
 function fieldPath(path: (string | number)[]): string[] {
   const fields: string[] = [];
@@ -93,7 +99,7 @@ function fieldPath(path: (string | number)[]): string[] {
     else if (segment === "prefixItems") fields.push(`[${path[++i]}]`);
     else if (segment === "items" || segment === "additionalItems") fields.push("[]");
     else if (segment === "additionalProperties") fields.push("*");
-    else if (segment === "anyOf" || segment === "oneOf" || segment === "allOf") i++;
+    else if (IN_PLACE_LISTS.has(String(segment))) i++;
     else fields.push(String(segment));
   }
   return fields;

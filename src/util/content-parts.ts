@@ -1,6 +1,7 @@
 import type { ImagePart, Message, ToolContentPart, UserPart } from "../types/messages.js";
 import { mediaUrl, readMedia } from "./media.js";
-import { closest, isPlainObject, kindOf } from "./option-keys.js";
+import { closest } from "./option-keys.js";
+import { isPlainObject, kindOf } from "./values.js";
 
 const CONTENT = Symbol.for("tollgate.toolContent");
 

@@ -1,3 +1,5 @@
+import { isSecretKey, REDACTED } from "./secret-keys.js";
+
 /**
  * Credentials by their shape, for text whose secrets are not known: `fromAISDK` never sees the
  * model's API key (the provider package keeps it), so what a server echoes back ("Incorrect API
@@ -18,14 +20,30 @@ const KEY_SHAPES: readonly RegExp[] = [
 ];
 
 /**
- * `api_key=…`, `"x-api-key": "…"`, `token: …`: the value after a credential's name, the name
+ * The five names free text has always been scrubbed after. A name holding one of them
+ * (`my_api_key`, `client_secret`) keeps exactly the verdict `NAMED_VALUE` gives it:
+ * test/util/key-shapes.test.ts holds that to the expressions written before issue 24.
+ */
+const NAMED = /api[-_]?key|access[-_]?token|secret|password|auth[-_]?token/i;
+
+/**
+ * `api_key=…`, `"x-api-key": "…"`, `auth_token: …`: the value after one of the `NAMED`, the name
  * with what comes before its value kept (group 1). The name may end a run of letters and
  * hyphens that starts at a word boundary (`x-api-key`, `myApiKey`): `startsAtWord` checks that,
  * where a `\b[A-Za-z-]*` before the name would make a regular expression try every boundary of
  * a long hyphenated run again (quadratic: 40 kB of "a-a-…" took 2 s).
  */
-const NAMED_VALUE =
-  /((?:api[-_]?key|access[-_]?token|secret|password|auth[-_]?token)["']?\s*[:=]\s*["']?)[^\s"'&,}]{8,}/gi;
+const NAMED_VALUE = new RegExp(`((?:${NAMED.source})["']?\\s*[:=]\\s*["']?)[^\\s"'&,}]{8,}`, "gi");
+
+/**
+ * `session=…`, `"sig": "…"`, `X-Amz-Signature: …`: a whole name (not the end of a longer one),
+ * what comes before its value (group 2), and a look at the value's first 8 characters, so a
+ * name whose value is not a secret's costs no rescan of that value.
+ */
+const WHOLE_NAME = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(["']?\s*[:=]\s*["']?)(?=[^\s"'&,}]{8})/g;
+
+/** Where a value after a name ends: at a space, a quote, `&`, `,` or `}`. */
+const VALUE_END = /[\s"'&,}]/g;
 
 /** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
 export function redactKeyShapes(text: string): string {
@@ -33,11 +51,11 @@ export function redactKeyShapes(text: string): string {
   for (const shape of KEY_SHAPES) {
     out = out.replace(shape, (_match, prefix?: unknown) =>
       typeof prefix === "string" && prefix !== ""
-        ? `${prefix}${/^(Bearer|Basic|Token)$/i.test(prefix) ? " " : ""}[redacted]`
-        : "[redacted]",
+        ? `${prefix}${/^(Bearer|Basic|Token)$/i.test(prefix) ? " " : ""}${REDACTED}`
+        : REDACTED,
     );
   }
-  return redactNamedValues(out);
+  return redactSecretNames(redactNamedValues(out));
 }
 
 /** `text` with each value after a credential's name (`NAMED_VALUE`) replaced by `[redacted]`. */
@@ -50,8 +68,30 @@ function redactNamedValues(text: string): string {
       NAMED_VALUE.lastIndex = match.index + 1;
       continue;
     }
-    out += `${text.slice(copied, match.index)}${match[1]}[redacted]`;
+    out += `${text.slice(copied, match.index)}${match[1]}${REDACTED}`;
     copied = NAMED_VALUE.lastIndex;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * `text` with the value after every other name `isSecretKey` calls a credential's (`session`,
+ * `sig`, `key`, `token`, `cookie`…) replaced by `[redacted]`, as cassettes and error messages
+ * redact by name. A name ending in `Bearer` is the scheme of an `Authorization` value, redacted
+ * by its shape (`Bearer <token>`), not a field.
+ */
+function redactSecretNames(text: string): string {
+  let out = "";
+  let copied = 0;
+  WHOLE_NAME.lastIndex = 0;
+  for (let match = WHOLE_NAME.exec(text); match !== null; match = WHOLE_NAME.exec(text)) {
+    const name = match[1]!;
+    if (NAMED.test(name) || /bearer$/i.test(name) || !isSecretKey(name)) continue;
+    VALUE_END.lastIndex = WHOLE_NAME.lastIndex;
+    const end = VALUE_END.exec(text)?.index ?? text.length;
+    out += `${text.slice(copied, WHOLE_NAME.lastIndex)}${REDACTED}`;
+    copied = end;
+    WHOLE_NAME.lastIndex = end;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }

@@ -1,3 +1,5 @@
+import { isPlainObject, kindOf } from "./values.js";
+
 /**
  * Throws a `TypeError` when `value` is not a plain object or has a key not in `known`, with a
  * did-you-mean for a near miss. A gate must never be switched off by a typo in an option:
@@ -30,22 +32,6 @@ export function checkKeys(
       `${where}: unknown option \`${key}\`; ${hint}the options are ${known.map((k) => `\`${k}\``).join(", ")}`,
     );
   }
-}
-
-/** Whether a value is an object literal (or `Object.create(null)`), not an array or a class instance. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** "null", "an array", "a function", "a string", … for messages about a value of the wrong kind. */
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  const type = typeof value;
-  return type === "object" ? "an object" : `a ${type}`;
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { LimitName, UsageLimits } from "../types/limits.js";
 import { checkKeys, shownValue } from "./option-keys.js";
 
-export type { CallCounts, LimitName, ReachedLimit, UsageLimits } from "../types/limits.js";
-
 /** The usage limits, in the order they are checked. */
 export const LIMIT_NAMES: readonly LimitName[] = [
   "modelCalls",

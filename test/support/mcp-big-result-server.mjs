@@ -1,6 +1,6 @@
 // A real MCP server over stdio whose `big` tool answers with `bytes` characters of text (over
 // the SDK's 10 MiB stdio limit when asked), and whose `echo` tool answers "echo". Started by
-// test/mcp-limits.test.ts.
+// test/mcp/server-limits.test.ts.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";

@@ -1,5 +1,5 @@
 // A real MCP server over stdio whose `crash` tool ends its process (the connection closes), and
-// whose `echo` tool answers. Started by test/mcp-fixes.test.ts.
+// whose `echo` tool answers. Started by test/mcp/connection-watch.test.ts.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 

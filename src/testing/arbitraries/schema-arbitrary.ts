@@ -1,27 +1,22 @@
 import * as fc from "fast-check";
+import {
+  ANY_TYPE_ASSERTIONS,
+  NON_CONSTRAINING,
+  NUMBER_ASSERTIONS,
+  STRING_ASSERTIONS,
+} from "../../util/json-schema-keywords.js";
 
 /** Keywords that describe a schema without constraining what it accepts: they are read past. */
-const annotations = new Set([
-  "$schema",
-  "$id",
-  "$comment",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-]);
+const annotations = NON_CONSTRAINING;
 
 /** The keywords each part of a schema generates from; any other is an error naming it. */
 const handled: Record<string, readonly string[]> = {
-  any: ["type", "enum", "const", "anyOf", "oneOf"],
+  any: [...ANY_TYPE_ASSERTIONS, "anyOf", "oneOf"],
   object: ["properties", "required", "additionalProperties"],
   array: ["items", "minItems", "maxItems", "uniqueItems"],
-  string: ["minLength", "maxLength", "pattern", "format"],
-  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
-  integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  string: STRING_ASSERTIONS,
+  number: NUMBER_ASSERTIONS,
+  integer: NUMBER_ASSERTIONS,
   boolean: [],
   null: [],
 };
