@@ -73,7 +73,8 @@ export function afterExecution<Deps>(
   if (output) return completeWith(run, step, output, finishStep);
   if (limit) return finishStep(run, step, { limit });
   const ending = resumed?.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
-  return andThen(ending, (endedBy) => finishStep(run, step, { endedBy }));
+  if (!isPromise(ending)) return finishStep(run, step, { endedBy: ending });
+  return ending.then((endedBy) => finishStep(run, step, { endedBy }));
 }
 
 /** The step's calls the gate allowed, in call order. */
