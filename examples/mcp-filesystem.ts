@@ -51,7 +51,7 @@ export function agentOver(fs: McpToolset, provider: Provider) {
 /**
  * Runs the agent; each call that waits is shown to a human (here: approved) and the run goes on.
  * `trustState: true` lets this process resume its own state by value; across processes, keep the
- * state in a store or sign it (see "Human in the loop" in the README).
+ * state in a store or sign it (see the guide docs/human-in-the-loop.md).
  */
 export async function runApproving(loop: AgentLoop, prompt: string) {
   const paused = await loop.run(prompt);

@@ -111,7 +111,10 @@ export class ToolExecutionError extends TollgateError {
   }
 }
 
-/** A pre-call hook threw, or returned args its tool's schema rejects. No tool of the step ran. */
+/**
+ * A hook threw or answered with something that is not a verdict: a pre-call hook (or args it
+ * returned that its tool's schema rejects; no tool of the step ran), or a post-call hook.
+ */
 export class HookError extends TollgateError {
   constructor(
     message: string,

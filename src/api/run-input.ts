@@ -110,7 +110,7 @@ export function checkResumeInput(
   }
   if (typeof given === "string" && !hasStore) {
     throw new ResumeError(
-      "resume(runId) loads the state from the loop's store, and this loop has none; pass the state itself",
+      "resume(runId) loads the state from the loop's store, and this loop has none: give the loop a `store` (memoryRunStore(), fileRunStore(dir), …), or pass the state itself, which a loop trusts only when it is signed (`signingKey`, with `allowReplay: true` without a store) or `trustState: true`",
     );
   }
 }

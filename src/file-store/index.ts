@@ -24,7 +24,7 @@ import { dirname, join, resolve } from "node:path";
 import type { FullRunStore, RunLease, RunState, RunStoreOptions } from "tollgate";
 // Pure helpers from util/ (no core state, no classes) are bundled into each entry.
 import { lostRunData, nextToken } from "../util/fencing-token.js";
-import { leaseMsOf } from "../util/lease-ms.js";
+import { storeLeaseMs } from "../util/lease-ms.js";
 import {
   isPausedStatus,
   type PendingEntry,
@@ -71,7 +71,7 @@ export function fileRunStore(dir: string, options?: RunStoreOptions): FullRunSto
   if (typeof dir !== "string" || dir === "") {
     throw new TypeError("fileRunStore: give a folder path");
   }
-  const ttlMs = leaseMsOf("fileRunStore", options);
+  const ttlMs = storeLeaseMs("fileRunStore", options);
   const root = resolve(dir);
   const folders = {
     states: join(root, "states"),

@@ -1,7 +1,7 @@
 import type { RunState } from "../types/run-state.js";
 import type { ExternalCall, PendingApproval } from "../types/step-record.js";
 import { nextToken } from "../util/fencing-token.js";
-import { leaseMsOf } from "../util/lease-ms.js";
+import { storeLeaseMs } from "../util/lease-ms.js";
 import { pagedPending, pendingRunOf } from "../util/pending-page.js";
 import { checkedId, checkedLease } from "../util/store-args.js";
 import { isPaused } from "./run-state.js";
@@ -119,7 +119,7 @@ export interface RunStoreOptions {
  * one process. States are stored as JSON text, so later changes to an object never leak in.
  */
 export function memoryRunStore(options?: RunStoreOptions): FullRunStore {
-  const ttlMs = leaseMsOf("memoryRunStore", options);
+  const ttlMs = storeLeaseMs("memoryRunStore", options);
   const states = new Map<string, string>();
   /** The paused runs: their state's text and when it was written. */
   const paused = new Map<string, { text: string; updatedAt: number }>();

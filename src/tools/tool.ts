@@ -116,7 +116,9 @@ export function tool<Deps = unknown, Schema extends StandardSchema = StandardSch
     );
   }
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
-    throw new TypeError(`tool "${name}": needsApproval must be a boolean or a function`);
+    throw new TypeError(
+      `tool "${name}": needsApproval must be a boolean or a function, got ${shownValue(needsApproval)}`,
+    );
   }
   const { jsonSchema } = normalizeSchema(input, name);
   const built: Tool<Deps, InferOutput<Schema>, InferArgs<Schema>> = {

@@ -1,4 +1,14 @@
-import { shownValue } from "./option-keys.js";
+import { checkKeys, shownValue } from "./option-keys.js";
+
+/**
+ * The options of a store that takes only `leaseMs` (the memory and file stores), checked: an
+ * unknown key (`ttlMs`, `leaseMS`) is a `TypeError` with a did-you-mean, not a silent default.
+ * Returns the lease length.
+ */
+export function storeLeaseMs(where: string, options: unknown): number {
+  if (options !== undefined) checkKeys(where, options, ["leaseMs"], { ttlMs: "leaseMs" });
+  return leaseMsOf(where, options as { leaseMs?: number } | undefined);
+}
 
 /**
  * The lease length of a store's options, checked: a positive whole number of milliseconds

@@ -57,16 +57,16 @@ async function dropDatabase(): Promise<void> {
   }
 }
 
-/** The ```ts block of a README section (the excerpt of the example it links). */
+/** The ```ts block of a section of the stores guide (the excerpt of the example it links). */
 function readmeSnippet(heading: string): string {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("../../docs/stores.md", import.meta.url), "utf8");
   const section = readme.slice(readme.indexOf(`\n${heading}\n`));
   return /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
 }
 
-describe("the README's excerpt of examples/postgres-store.ts", () => {
+describe("the stores guide's excerpt of examples/postgres-store.ts", () => {
   it("drops the example's own table, as its comment says, even when a step fails", () => {
-    const code = readmeSnippet("### Runs in PostgreSQL");
+    const code = readmeSnippet("## PostgreSQL");
     expect(code).toContain("// the example's own table, dropped at the end");
     expect(code).toMatch(
       /\} finally \{\s+await worker1\.query\(\s+`DROP TABLE IF EXISTS \$\{table\}; DROP SEQUENCE IF EXISTS \$\{table\}_token_seq`,\s+\);\s+await Promise\.all\(\[worker1\.end\(\), worker2\.end\(\)\]\);\s+\}\n\}\n$/,

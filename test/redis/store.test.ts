@@ -15,16 +15,16 @@ import { serviceUrl } from "../support/services.js";
 
 const url = serviceUrl("redis", "test/redis/store.test.ts");
 
-/** The ```ts block of a README section (the excerpt of the example it links). */
+/** The ```ts block of a section of the stores guide (the excerpt of the example it links). */
 function readmeSnippet(heading: string): string {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("../../docs/stores.md", import.meta.url), "utf8");
   const section = readme.slice(readme.indexOf(`\n${heading}\n`));
   return /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
 }
 
-describe("the README's excerpt of examples/redis-store.ts", () => {
+describe("the stores guide's excerpt of examples/redis-store.ts", () => {
   it("removes the example's own keys, as its comment says, even when a step fails", () => {
-    const code = readmeSnippet("### Runs in Redis");
+    const code = readmeSnippet("## Redis");
     expect(code).toContain("// the example's own keys, removed at the end");
     expect(code).toMatch(
       /\} finally \{\s+const keys = await worker1\.keys\(`\$\{prefix\}\*`\);\s+if \(keys\.length > 0\) await worker1\.del\(\.\.\.keys\);\s+await Promise\.all\(\[worker1\.quit\(\), worker2\.quit\(\)\]\);\s+\}\n\}\n$/,

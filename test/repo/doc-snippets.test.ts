@@ -117,7 +117,8 @@ const diagnostics = checkSnippets([...snippets, broken, fine]);
 describe("code in the docs", () => {
   it("finds the ```ts blocks of README.md and docs/", () => {
     expect(markdownFiles).toContain("docs/providers.md");
-    expect(snippets.filter((snippet) => snippet.file === "README.md").length).toBeGreaterThan(8);
+    // The README keeps one or two blocks; the guides in docs/ hold the rest.
+    expect(snippets.length).toBeGreaterThan(8);
     expect(snippetsOf("x.md", "a\n```ts\nconst a = 1;\n```\n```text\n```ts\n```\n")).toEqual([
       { file: "x.md", line: 3, code: "const a = 1;" },
     ]);

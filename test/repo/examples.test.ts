@@ -199,6 +199,16 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^paused: 1 of 2 tool calls used$/m,
     /^resumed: limit_reached, \{"name":"toolCalls","value":2,"used":2\}$/m,
   ],
+  "getting-started.ts": [
+    /^process \d+ ran refund-[0-9a-f]{8}: needs_approval$/m,
+    /^ {2}waits for approval: refund \{"order":"A-17","amountEur":80\}$/m,
+  ],
+  "at-a-glance.ts": [
+    /^needs_approval$/m,
+    /^pay \{ invoice: 'INV-7', amountEur: 250 \}$/m,
+    /^completed INV-7 is paid; TEST-1 was refused\.$/m,
+    /^\[ 'INV-7 250' \]$/m,
+  ],
   "approval-across-processes.ts": [
     /paused: pay \{"invoice":"INV-7","amountEur":250\} needs approval/,
     /resumed in process \d+: completed: Invoice INV-7 is paid\./,
@@ -436,49 +446,63 @@ async function fakeOpenAIServer(): Promise<{
   return { url: `http://127.0.0.1:${port}`, requests, close: () => server.close() };
 }
 
+/** README.md and the guides in docs/: the pages whose snippets are excerpts of the examples. */
+const pages = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+
 /**
- * The README's `ts` snippets, each with the example file linked in the line before it (or
- * before the snippet it follows).
+ * The `ts` snippets of a page, each with the example file linked in the line before it (or
+ * before the snippet it follows): `(examples/x.ts)` from the README, `(../examples/x.ts)` from
+ * docs/. Every README snippet names its example; a guide's snippets from the first link on.
  */
-function readmeSnippets(): { file: string; code: string }[] {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const snippets: { file: string; code: string }[] = [];
+function pageSnippets(page: string): { page: string; file: string; code: string }[] {
+  const markdown = readFileSync(join(root, page), "utf8");
+  const snippets: { page: string; file: string; code: string }[] = [];
   let file: string | undefined;
-  for (const [index, text] of readme.split(/^```/m).entries()) {
+  for (const [index, text] of markdown.split(/^```/m).entries()) {
     if (index % 2 === 0) {
-      file = /\(examples\/((?:[\w.-]+\/)?[\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
+      file = /\((?:\.\.\/)?examples\/((?:[\w.-]+\/)?[\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
     } else if (text.startsWith("ts\n")) {
-      snippets.push({ file: file ?? "(no example linked)", code: text.slice(3) });
+      // A guide's snippet that names no example (a recipe, a type) is only compiled (doc-snippets).
+      if (file === undefined && page !== "README.md") continue;
+      snippets.push({ page, file: file ?? "(no example linked)", code: text.slice(3) });
     }
   }
   return snippets;
 }
 
-describe("README", () => {
-  const snippets = readmeSnippets();
+describe("README and guides", () => {
+  const snippets = pages.flatMap(pageSnippets);
 
-  it("shows snippets from the examples", () => {
+  it("show snippets from the examples", () => {
     expect(snippets.length).toBeGreaterThan(6);
+    expect(pageSnippets("README.md").length).toBeGreaterThan(0);
   });
 
   // A snippet is an excerpt: its lines appear in the example in the same order (indentation
   // and skipped lines aside), so the README cannot drift from code that runs.
-  it.each(snippets.map((snippet, index) => [index, snippet.file, snippet.code] as const))(
-    "snippet %i is an excerpt of %s",
-    (_, file, code) => {
-      expect([...exampleFiles, ...folderFiles]).toContain(file);
-      const source = readFileSync(join(examplesDir, file), "utf8")
-        .split("\n")
-        .map((line) => line.trim());
-      let at = 0;
-      for (const line of code.split("\n").map((text) => text.trim())) {
-        if (line === "") continue;
-        const found = source.indexOf(line, at);
-        expect(found, `README line not found in order in examples/${file}: ${line}`).not.toBe(-1);
-        at = found + 1;
-      }
-    },
-  );
+  it.each(
+    snippets.map((snippet, index) => [index, snippet.page, snippet.file, snippet.code] as const),
+  )("snippet %i of %s is an excerpt of %s", (_, _page, file, code) => {
+    expect([...exampleFiles, ...folderFiles]).toContain(file);
+    const source = readFileSync(join(examplesDir, file), "utf8")
+      .split("\n")
+      .map((line) => line.trim());
+    let at = 0;
+    for (const line of code.split("\n").map((text) => text.trim())) {
+      if (line === "") continue;
+      const found = source.indexOf(line, at);
+      expect(found, `a snippet's line is not found in order in examples/${file}: ${line}`).not.toBe(
+        -1,
+      );
+      at = found + 1;
+    }
+  });
 });
 
 describe("examples", () => {
