@@ -4,10 +4,11 @@
  * src/, as tsconfig.json's paths do, and `zod` installed), so a block must be complete code —
  * its imports and every name it uses. One TypeScript program checks all blocks at once.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { docPages } from "../support/doc-pages.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -40,13 +41,7 @@ function snippetsOf(file: string, markdown: string): Snippet[] {
   return snippets;
 }
 
-const markdownFiles = [
-  "README.md",
-  ...readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
+const markdownFiles = docPages(root);
 
 const snippets = markdownFiles.flatMap((file) =>
   snippetsOf(file, readFileSync(join(root, file), "utf8")),

@@ -14,6 +14,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { RunResult } from "tollgate";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { aiSdkSkipReason } from "../support/ai-sdk-peers.js";
+import { docPages } from "../support/doc-pages.js";
 import { serviceUrl } from "../support/services.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -447,13 +448,7 @@ async function fakeOpenAIServer(): Promise<{
 }
 
 /** README.md and the guides in docs/: the pages whose snippets are excerpts of the examples. */
-const pages = [
-  "README.md",
-  ...readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
+const pages = docPages(root);
 
 /**
  * The `ts` snippets of a page, each with the example file linked in the line before it (or
