@@ -7,7 +7,7 @@ import type { Tool } from "../types/tool.js";
 import { andThen, isPromise, later, type MaybePromise } from "../util/maybe-promise.js";
 import { frozenCall } from "./frozen-call.js";
 import type { GateOutcome, GateRequest } from "./gate-types.js";
-import { readPreCallVerdict, type VerdictRead } from "./verdict.js";
+import { blockMessage, readPreCallVerdict, type VerdictRead } from "./verdict.js";
 
 /** The chain so far: the args as the hooks left them (model form), their parsed form, the last `confirm`. */
 export interface Chain {
@@ -117,11 +117,8 @@ function applyVerdict<Deps>(
     if (verdict.stopReason !== undefined) stop.reason = verdict.stopReason;
     return stop;
   }
-  if (verdict.block !== undefined && verdict.block !== false) {
-    const message =
-      typeof verdict.block === "string" && verdict.block !== ""
-        ? verdict.block
-        : `the call to ${tool.name} was blocked`;
+  const message = blockMessage(verdict.block, "the call to", tool.name);
+  if (message !== undefined) {
     const call = frozenCall(part.id, part.name, chain.args, part.args);
     return { kind: "block", by, call, message };
   }

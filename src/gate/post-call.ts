@@ -5,7 +5,7 @@ import type { PostToolCallHook, PostToolCallInfo, PostToolCallVerdict } from "..
 import type { ToolCall, ToolContentPart } from "../types/messages.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { askHook } from "./hook-chain.js";
-import { readPostCallVerdict } from "./verdict.js";
+import { blockMessage, readPostCallVerdict } from "./verdict.js";
 
 /** Which post-call hook decided (0-based, as `postToolCall` counts). */
 export type PostCallBy = `post:${number}`;
@@ -149,13 +149,8 @@ function applyVerdict<Deps>(
     if (verdict.stopReason !== undefined) stop.reason = verdict.stopReason;
     return stop;
   }
-  if (verdict.block !== undefined && verdict.block !== false) {
-    const message =
-      typeof verdict.block === "string" && verdict.block !== ""
-        ? verdict.block
-        : `the output of ${call.name} was blocked`;
-    return { kind: "block", by, message };
-  }
+  const message = blockMessage(verdict.block, "the output of", call.name);
+  if (message !== undefined) return { kind: "block", by, message };
   if (verdict.output === undefined) return undefined;
   if (current.isError) {
     if (typeof verdict.output !== "string") {

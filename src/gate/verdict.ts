@@ -167,3 +167,17 @@ function keyList(keys: Readonly<Record<string, KeyType>>): string {
     .map((key) => `\`${key}\``)
     .join(", ");
 }
+
+/**
+ * The text the model reads for a hook's `block`: its own when it gave a non-empty string, else
+ * "the call to pay was blocked" (`what` and `toolName`, joined only then). `undefined` when the
+ * verdict does not block.
+ */
+export function blockMessage(
+  block: boolean | string | undefined,
+  what: "the call to" | "the output of",
+  toolName: string,
+): string | undefined {
+  if (block === undefined || block === false) return undefined;
+  return typeof block === "string" && block !== "" ? block : `${what} ${toolName} was blocked`;
+}

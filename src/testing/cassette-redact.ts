@@ -36,8 +36,13 @@ function scrub(value: Json): Json {
   if (Array.isArray(value)) return value.map(scrub);
   if (value === null || typeof value !== "object") return value;
   const out: { [key: string]: Json } = {};
+  const toolCall = value.type === "tool-call";
   for (const [key, item] of Object.entries(value)) {
-    out[key] = isSecretKey(key) && item !== null ? REDACTED : scrub(item);
+    if (toolCall && key === "args" && typeof item === "string") {
+      // The args a replay hands the tool: a name alone (`"key": "user-1234"`) is data, not a
+      // credential; only what is shaped like one, or follows an API key's name, is redacted.
+      out[key] = redactKeyShapes(item, { byName: false });
+    } else out[key] = isSecretKey(key) && item !== null ? REDACTED : scrub(item);
   }
   return out;
 }

@@ -45,8 +45,16 @@ const WHOLE_NAME = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(["']?\s*[:=]\s*["']?)(?
 /** Where a value after a name ends: at a space, a quote, `&`, `,` or `}`. */
 const VALUE_END = /[\s"'&,}]/g;
 
-/** `text` with everything shaped like an API key or a token replaced by `[redacted]`. */
-export function redactKeyShapes(text: string): string {
+/**
+ * `text` with everything shaped like an API key or a token replaced by `[redacted]`. With
+ * `byName: false`, a value is redacted for its shape or after one of the five `NAMED` only, not
+ * after every name `isSecretKey` calls a credential's: for text that runs as it is (a recorded
+ * model's tool-call args), where `"key": "user-1234"` is data the tool must get back.
+ */
+export function redactKeyShapes(
+  text: string,
+  { byName = true }: { byName?: boolean } = {},
+): string {
   let out = text;
   for (const shape of KEY_SHAPES) {
     out = out.replace(shape, (_match, prefix?: unknown) =>
@@ -55,7 +63,8 @@ export function redactKeyShapes(text: string): string {
         : REDACTED,
     );
   }
-  return redactSecretNames(redactNamedValues(out));
+  const named = redactNamedValues(out);
+  return byName ? redactSecretNames(named) : named;
 }
 
 /** `text` with each value after a credential's name (`NAMED_VALUE`) replaced by `[redacted]`. */
