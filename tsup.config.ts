@@ -14,6 +14,7 @@ export default defineConfig({
     "ai-sdk/index": "src/ai-sdk/index.ts",
     "otel/index": "src/otel/index.ts",
     "event-stream/index": "src/event-stream/index.ts",
+    "ui/index": "src/ui/index.ts",
     "redis/index": "src/redis/index.ts",
     "postgres/index": "src/postgres/index.ts",
   },

@@ -27,6 +27,7 @@ import {
 import { type StallReading, stallReadings } from "./stalls.js";
 import { type StoreBudget, storeReadings, WORKERS } from "./stores.js";
 import { streamContenders } from "./streaming.js";
+import { uiStreamContenders } from "./ui-stream.js";
 import {
   type AllocationReading,
   allocation,
@@ -49,6 +50,7 @@ const SECTIONS = [
   "stores",
   "user",
   "stalls",
+  "ui",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -840,6 +842,35 @@ the AI SDK ${kB(all[0]!.alloc.get("ai")!.bytesPerRun)}.
   };
 }
 
+async function uiSection(budget: Plan): Promise<SectionResult> {
+  const results = await compare(uiStreamContenders(budget.deltas), budget.stream);
+  const name = "tollgate toUIMessageStreamResponse";
+  const tollgate = results.get(name)!;
+  const ai = pairedRatio(results.get("AI SDK 7 toUIMessageStreamResponse")!, tollgate);
+  // Each delta is 4 bytes of prose ("tok "): 250 deltas per kB.
+  const msPerKb = (tollgate.median * 250) / 1000;
+  return {
+    markdown: `## 11. A chat page's stream: cost per text delta, to the bytes \`useChat\` reads
+
+The fake model streams ${num(budget.deltas)} text deltas, then finishes; the route's Response body
+(the AI SDK's UI message stream: one SSE \`data:\` line per chunk) is read to its end as bytes and
+its \`text-delta\` chunks counted (and checked). tollgate:
+\`toUIMessageStreamResponse(loop.stream(...))\` from \`tollgate/ui\`; the AI SDK:
+\`streamText(...).toUIMessageStreamResponse()\` over \`MockLanguageModelV4\`. For tollgate that
+is about ${num(msPerKb)} ms per kB of streamed prose (4-byte deltas).
+
+${sideBySide(results, "µs/delta", name)}
+`,
+    targets: [
+      {
+        target: "≥ 5× less time per delta than the AI SDK's UI message stream",
+        measured: `${num(ai)}×`,
+        met: ai >= 5,
+      },
+    ],
+  };
+}
+
 async function stallsSection(plan: Plan): Promise<SectionResult> {
   const chars = Number(option("stall-chars") ?? plan.stalls.chars);
   const readings = await stallReadings(chars, plan.stalls.repeats);
@@ -916,6 +947,7 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   stores: storesSection,
   user: userSection,
   stalls: stallsSection,
+  ui: uiSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */

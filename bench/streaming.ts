@@ -11,15 +11,14 @@ import { type Contender, expectEqual } from "./harness.js";
 const TOKEN = "tok ";
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
-/** tollgate: a provider whose `stream` is an async generator over the parts, read through `loop.stream()`. */
-export function tollgateStream(deltas: number): Contender {
-  const name = "tollgate loop.stream()";
+/** A provider whose `stream` is an async generator over `deltas` text deltas of `TOKEN`, then a finish. */
+export function streamingProvider(deltas: number): Provider {
   const parts: ModelStreamPart[] = Array.from({ length: deltas }, () => ({
     type: "text-delta" as const,
     text: TOKEN,
   }));
   parts.push({ type: "finish", finishReason: "stop", usage });
-  const provider: Provider = {
+  return {
     name: "bench",
     model: "bench",
     generate: () => Promise.reject(new Error("the loop should stream")),
@@ -27,7 +26,12 @@ export function tollgateStream(deltas: number): Contender {
       yield* parts;
     },
   };
-  const loop = new AgentLoop({ provider });
+}
+
+/** tollgate: `streamingProvider`, read through `loop.stream()`. */
+export function tollgateStream(deltas: number): Contender {
+  const name = "tollgate loop.stream()";
+  const loop = new AgentLoop({ provider: streamingProvider(deltas) });
   return {
     name,
     units: deltas,
@@ -44,7 +48,8 @@ export function tollgateStream(deltas: number): Contender {
   };
 }
 
-function aiSdkParts(deltas: number) {
+/** The AI SDK model's stream parts for `deltas` text deltas of `TOKEN`. */
+export function aiSdkParts(deltas: number) {
   return [
     { type: "stream-start" as const, warnings: [] },
     { type: "text-start" as const, id: "t" },

@@ -15,7 +15,7 @@ import { docsDir, repoPathOf, siteLinkOf } from "./repo-files.mts";
 const ORDER: { text: string; pages: string[] }[] = [
   { text: "Start here", pages: ["getting-started"] },
   { text: "The loop", pages: ["tools", "the-gate", "policy", "errors"] },
-  { text: "Human in the loop", pages: ["human-in-the-loop", "client-side-tools"] },
+  { text: "Human in the loop", pages: ["human-in-the-loop", "client-side-tools", "chat-ui"] },
   { text: "Production", pages: ["production", "stores", "security", "scale"] },
   {
     text: "Models and streams",

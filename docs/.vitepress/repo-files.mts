@@ -18,6 +18,7 @@ const SKIPPED = new Set(["node_modules", "__screenshots__", "dist"]);
 /** The code-block language of a file's extension (none: a plain block). */
 const LANGUAGES: Record<string, string> = {
   ts: "ts",
+  tsx: "tsx",
   mts: "ts",
   cts: "ts",
   js: "js",

@@ -5,15 +5,14 @@
  * and watches the run finish live, refuses another call and reads the model's reply. A
  * screenshot of the page as it first loads is compared with the committed baseline.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pixelmatch from "pixelmatch";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { PNG } from "pngjs";
 import type { FullRunStore } from "tollgate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectScreenshot } from "../../test/support/screenshots.js";
 import { CHROMIUM_ARGS, chromiumPath } from "../../test/support/services.js";
 import { demoAgent, demoTools, seedRuns, sideEffects } from "./demo-agent.js";
 import { inProcessWorker } from "./in-process.js";
@@ -239,34 +238,8 @@ describe.skipIf(!executablePath)("the inbox in headless Chromium", () => {
   });
 
   it("looks as the committed screenshot does", async (context) => {
-    const actual = PNG.sync.read(await page.screenshot({ fullPage: true }));
-    const update = process.env.TOLLGATE_UPDATE_SCREENSHOTS === "1";
-    if (update || !existsSync(BASELINE)) {
-      mkdirSync(join(BASELINE, ".."), { recursive: true });
-      writeFileSync(BASELINE, PNG.sync.write(actual));
-      const wrote = `wrote the screenshot baseline ${BASELINE}: look at it, then commit it`;
-      if (update) {
-        console.warn(`${FILE}: ${wrote} (TOLLGATE_UPDATE_SCREENSHOTS=1)`);
-        return context.skip(wrote);
-      }
-      throw new Error(`${wrote}; there was none to compare with`);
-    }
-    const expected = PNG.sync.read(readFileSync(BASELINE));
-    const size = (png: PNG) => `${png.width}x${png.height}`;
-    expect(size(actual), "the page's size changed").toBe(size(expected));
-    const diff = new PNG({ width: actual.width, height: actual.height });
-    const changed = pixelmatch(expected.data, actual.data, diff.data, actual.width, actual.height, {
-      threshold: 0.1,
-    });
-    const allowed = Math.ceil(actual.width * actual.height * 0.001); // 0.1% (antialiasing)
-    if (changed > allowed) {
-      const out = mkdtempSync(join(tmpdir(), "tollgate-inbox-screenshot-"));
-      writeFileSync(join(out, "actual.png"), PNG.sync.write(actual));
-      writeFileSync(join(out, "diff.png"), PNG.sync.write(diff));
-      expect.fail(
-        `${changed} pixels differ from ${BASELINE} (${allowed} allowed): see ${out}; if the change is intended, run with TOLLGATE_UPDATE_SCREENSHOTS=1`,
-      );
-    }
+    const png = await page.screenshot({ fullPage: true });
+    expectScreenshot(png, BASELINE, FILE, (why) => context.skip(why));
   });
 
   it("shows the schema's error for invalid edited args, and runs nothing", async () => {

@@ -1,7 +1,6 @@
 import { ResumeError } from "../errors.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { storedAnswerProblem } from "../output/final-answer.js";
-import { canonicalJson } from "../state/digest.js";
 import type { LocalLeases } from "../state/local-leases.js";
 import { type RecentIds, recentIds } from "../state/recent-ids.js";
 import type { ApprovalDecisions } from "../state/resume/decisions.js";
@@ -12,6 +11,7 @@ import type { RunLease } from "../state/run-store.js";
 import { type RunData, restore } from "../state/snapshot.js";
 import type { StoreCalls } from "../state/store-calls.js";
 import type { RunState } from "../types/run-state.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import { giveBack, takeRun } from "./leased-run.js";
 import { checkResumeInput, outputOf } from "./run-input.js";
 import type { ResumeOptions } from "./run-options.js";

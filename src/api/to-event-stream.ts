@@ -2,6 +2,7 @@ import type { LoopEvent } from "../types/events.js";
 import type { StepRecord } from "../types/step-record.js";
 import { FRAME } from "../util/event-frames.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
+import { shownError } from "../util/shown-error.js";
 import { kindOf } from "../util/values.js";
 
 /** Options of `toEventStream`. */
@@ -29,7 +30,6 @@ export interface EventStreamOptions {
 
 const KEYS = ["keepAliveMs", "errorMessage", "headers", "includeState"] as const;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
-const DEFAULT_ERROR_MESSAGE = "the run failed";
 const WHERE = "toEventStream()";
 
 /**
@@ -113,7 +113,7 @@ export function toEventStream(
     controller.close();
   };
   const failed = (error: unknown) =>
-    `event: ${FRAME.error}\ndata: ${JSON.stringify({ message: redacted(error, errorMessage) })}\n\n`;
+    `event: ${FRAME.error}\ndata: ${JSON.stringify({ message: shownError(error, errorMessage) })}\n\n`;
 
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -201,15 +201,4 @@ function withoutSubRuns(record: StepRecord): StepRecord {
   if (!record.calls.some((call) => call.subRun !== undefined)) return record;
   const calls = record.calls.map(({ subRun: _subRun, ...call }) => call);
   return { ...record, calls };
-}
-
-/** The error frame's message: the user's text, or the default when it fails or is no string. */
-function redacted(error: unknown, errorMessage: ((error: unknown) => string) | undefined): string {
-  if (!errorMessage) return DEFAULT_ERROR_MESSAGE;
-  try {
-    const message = errorMessage(error);
-    return typeof message === "string" ? message : DEFAULT_ERROR_MESSAGE;
-  } catch {
-    return DEFAULT_ERROR_MESSAGE;
-  }
 }

@@ -1,8 +1,8 @@
 import { gate } from "../gate/gate.js";
-import { canonicalJson } from "../state/digest.js";
 import type { ToolCall, ToolCallPart } from "../types/messages.js";
 import type { FinishReason } from "../types/provider.js";
 import type { DeniedCall } from "../types/run-state.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import {
   arrived,

@@ -1,5 +1,5 @@
-import { canonicalJson } from "../state/digest.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import {
   approved,
   continued,

@@ -1,5 +1,5 @@
 import type { RunState } from "../types/run-state.js";
-import { canonicalJson, hmacHex, sha256Hex } from "./digest.js";
+import { canonicalJson, hmacHex, sha256Hex } from "../util/canonical-json.js";
 
 /**
  * The version of `RunState` this build writes and reads. Version 2: args everywhere in the

@@ -1,7 +1,7 @@
 import type { Message, ToolResult } from "../types/messages.js";
 import type { StoredStep } from "../types/run-state.js";
 import type { CallRecord, StepRecord } from "../types/step-record.js";
-import { canonicalJson } from "./digest.js";
+import { canonicalJson } from "../util/canonical-json.js";
 
 /** The stored form of each record, made once: a record never changes. */
 const storedForms = new WeakMap<StepRecord, StoredStep>();

@@ -134,6 +134,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^first submit's run: completed$/m,
     /^after it finished: 409 nothing to resume: run mail-1 ended with status "completed"$/m,
   ],
+  "chat-route.ts": [
+    /^first response: start start-step .*tool-input-available finish-step tool-approval-request finish$/m,
+    /^refund output: refunded order 7$/m,
+    /^assistant: Done: order 7 is refunded\.$/m,
+    /^replayed approval: 409 .*nothing ran$/m,
+  ],
   "event-stream.ts": [
     /^get_time: allow$/m,
     /^run-finish: completed$/m,
@@ -461,11 +467,12 @@ function pageSnippets(page: string): { page: string; file: string; code: string 
   let file: string | undefined;
   for (const [index, text] of markdown.split(/^```/m).entries()) {
     if (index % 2 === 0) {
-      file = /\((?:\.\.\/)?examples\/((?:[\w.-]+\/)?[\w.-]+\.ts)\)[^(]*$/.exec(text)?.[1] ?? file;
-    } else if (text.startsWith("ts\n")) {
+      file = /\((?:\.\.\/)?examples\/((?:[\w.-]+\/)*[\w.-]+\.tsx?)\)[^(]*$/.exec(text)?.[1] ?? file;
+    } else if (text.startsWith("ts\n") || text.startsWith("tsx\n")) {
       // A guide's snippet that names no example (a recipe, a type) is only compiled (doc-snippets).
       if (file === undefined && page !== "README.md") continue;
-      snippets.push({ page, file: file ?? "(no example linked)", code: text.slice(3) });
+      const code = text.slice(text.indexOf("\n") + 1);
+      snippets.push({ page, file: file ?? "(no example linked)", code });
     }
   }
   return snippets;
@@ -484,7 +491,8 @@ describe("README and guides", () => {
   it.each(
     snippets.map((snippet, index) => [index, snippet.page, snippet.file, snippet.code] as const),
   )("snippet %i of %s is an excerpt of %s", (_, _page, file, code) => {
-    expect([...exampleFiles, ...folderFiles]).toContain(file);
+    const page = file.endsWith(".tsx") && existsSync(join(examplesDir, file)) ? [file] : [];
+    expect([...exampleFiles, ...folderFiles, ...page]).toContain(file);
     const source = readFileSync(join(examplesDir, file), "utf8")
       .split("\n")
       .map((line) => line.trim());

@@ -38,6 +38,7 @@ const ENTRIES: Record<string, string[]> = {
   redis: ["util"],
   postgres: ["util"],
   "event-stream": ["util", "http"],
+  ui: ["util"],
 };
 
 const rank = new Map(CORE.flatMap((names, i) => names.map((name) => [name, i] as const)));

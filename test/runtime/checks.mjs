@@ -1,21 +1,30 @@
 /**
  * The runtime smoke checks: the built package, imported as a user imports it ("tollgate",
- * "tollgate/testing", "tollgate/openai", "tollgate/event-stream"), exercised through its public API. Plain JavaScript
+ * "tollgate/testing", "tollgate/openai", "tollgate/event-stream", "tollgate/ui"), exercised through its public API. Plain JavaScript
  * with no Node built-ins, so the same file runs under Node, Bun, Deno and workerd.
  *
  * Every check is counted; `runChecks` reports how many ran and which failed, and a section that
  * throws counts as a failure (never a silent pass). The caller (`smoke.mjs`, `worker.mjs`)
  * prints the summary and turns failures into a non-zero exit.
  */
-import { AgentLoop, HookError, ResumeError, toEventStream, tool, toolset } from "tollgate";
+import {
+  AgentLoop,
+  HookError,
+  memoryRunStore,
+  ResumeError,
+  toEventStream,
+  tool,
+  toolset,
+} from "tollgate";
 import { EventStreamError, readEventStream } from "tollgate/event-stream";
 import { openAIChat } from "tollgate/openai";
 import { scriptedProvider } from "tollgate/testing";
+import { chatResponse } from "tollgate/ui";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 
 /** The checks every runtime runs without a replay server; the adapter section adds more. */
-export const CORE_CHECKS = 31;
+export const CORE_CHECKS = 35;
 /** The adapter section's checks (run only when a replay server URL is given). */
 export const ADAPTER_CHECKS = 9;
 
@@ -398,6 +407,68 @@ async function eventStreamSection(check) {
 }
 
 /**
+ * A chat UI (`tollgate/ui`): useChat's POST answered with the AI SDK's UI message stream; the
+ * pause's approval, sent back in the chat's message, resumes the stored run once.
+ */
+async function chatSection(check) {
+  let refunds = 0;
+  const store = memoryRunStore();
+  const loop = new AgentLoop({
+    provider: scriptedProvider([
+      { toolCalls: [{ name: "refund", args: { order: 7 }, id: "call_r" }] },
+      { text: "Refunded." },
+    ]),
+    store,
+    tools: [
+      tool({
+        name: "refund",
+        input: z.object({ order: z.number() }),
+        needsApproval: true,
+        execute: () => ++refunds,
+      }),
+    ],
+  });
+  const user = { id: "u", role: "user", parts: [{ type: "text", text: "Refund order 7" }] };
+  const post = (messages) =>
+    chatResponse(
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id: "chat", messages, trigger: "submit-message" }),
+      }),
+      { loop, store },
+    );
+  const chunksOf = async (response) =>
+    (await response.text())
+      .split("\n\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)));
+  const first = await post([user]);
+  check.equal(
+    "chat UI: the UI message stream header",
+    first.headers.get("x-vercel-ai-ui-message-stream"),
+    "v1",
+  );
+  const request = (await chunksOf(first)).find((chunk) => chunk.type === "tool-approval-request");
+  check.ok("chat UI: the pause is an approval request", request?.toolCallId === "call_r");
+  const part = {
+    type: "tool-refund",
+    toolCallId: "call_r",
+    state: "approval-responded",
+    input: { order: 7 },
+    approval: { id: request?.approvalId, approved: true },
+  };
+  const answer = [user, { id: "a", role: "assistant", parts: [{ type: "step-start" }, part] }];
+  const second = await chunksOf(await post(answer));
+  check.ok(
+    "chat UI: the approved call runs once and the run finishes",
+    refunds === 1 && second.at(-1)?.type === "finish",
+    JSON.stringify(second.at(-1)),
+  );
+  check.equal("chat UI: a replayed approval is refused", (await post(answer)).status, 409);
+}
+
+/**
  * Runs every section; with `replayUrl`, the adapter section too. Resolves with the runtime's
  * name, how many checks ran, how many were expected, and the failures (never rejects).
  */
@@ -408,6 +479,7 @@ export async function runChecks(replayUrl) {
     ["hooks", hooksSection],
     ["approval", approvalSection],
     ["events over HTTP", eventStreamSection],
+    ["chat UI", chatSection],
   ];
   if (replayUrl) sections.push(["adapter", (c) => adapterSection(c, replayUrl)]);
   for (const [name, section] of sections) {
@@ -433,8 +505,8 @@ export async function runChecks(replayUrl) {
 /** The one-line summary of a `runChecks` report. */
 export function summary(report) {
   const parts = report.adapter
-    ? "tools, hooks, policy, pause/resume, events over HTTP, openAIChat"
-    : "tools, hooks, policy, pause/resume, events over HTTP";
+    ? "tools, hooks, policy, pause/resume, events over HTTP, chat UI, openAIChat"
+    : "tools, hooks, policy, pause/resume, events over HTTP, chat UI";
   const verdict = report.failures.length === 0 ? "ok" : `FAILED (${report.failures.length})`;
   return `runtime smoke ${verdict}: ${report.runtime}, ${report.checks}/${report.expected} checks (${parts})`;
 }

@@ -1,7 +1,7 @@
 import { ResumeError } from "../../errors.js";
 import type { RunState } from "../../types/run-state.js";
 import type { ExternalCall, PendingApproval, StepRecord } from "../../types/step-record.js";
-import { canonicalJson } from "../digest.js";
+import { canonicalJson } from "../../util/canonical-json.js";
 import { type ListedCall, listedCalls } from "../seal-state.js";
 import type { Resolution } from "./resolutions.js";
 

@@ -4,7 +4,8 @@ import { toJsonOutput } from "../../tools/tool-output.js";
 import type { ToolContentPart } from "../../types/messages.js";
 import type { RunState } from "../../types/run-state.js";
 import type { CallRecord } from "../../types/step-record.js";
-import { approvalDigest, sameHex } from "../digest.js";
+import { sameHex } from "../../util/canonical-json.js";
+import { approvalDigest } from "../digest.js";
 import { subAgentOf } from "../sub-runs.js";
 import {
   type ApprovalDecision,

@@ -1,7 +1,7 @@
 import { messageOf, ResumeError } from "../../errors.js";
 import type { RunState } from "../../types/run-state.js";
+import { sameHex } from "../../util/canonical-json.js";
 import { isPlainObject } from "../../util/values.js";
-import { sameHex } from "../digest.js";
 import { signatureOf } from "../run-state.js";
 import type { StoreCalls } from "../store-calls.js";
 
