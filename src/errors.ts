@@ -296,6 +296,23 @@ export class RunTimeoutError extends TollgateError {
 export class RetryError extends TollgateError {}
 
 /**
+ * Thrown by a policy's `executeTool` for a call the model should read as failed, when the tool
+ * itself did not throw in this process: a durable engine replaying a failure it recorded, or a
+ * call that started in a process that stopped (`outcomeUnknown: true`: running it again could
+ * repeat its side effects). The message is the call's error result. An outcome-unknown call is
+ * no developer's bug: it gets no `tool-error` event and never rejects the run.
+ */
+export class ToolFailureError extends TollgateError {
+  /** True: the call started in a process that stopped, and whether it took effect is unknown. */
+  readonly outcomeUnknown: boolean;
+
+  constructor(message: string, options?: { outcomeUnknown?: boolean; cause?: unknown }) {
+    super(message, options);
+    this.outcomeUnknown = options?.outcomeUnknown ?? false;
+  }
+}
+
+/**
  * The message of anything thrown, never throwing itself: an `Error`'s message, a string as
  * it is, and for other values their `String()` form when they have one.
  */

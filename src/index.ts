@@ -16,6 +16,7 @@ export {
   StoreError,
   TollgateError,
   ToolExecutionError,
+  ToolFailureError,
   ToolOutputError,
   ToolRetriesExceededError,
   UnknownToolError,

@@ -243,6 +243,7 @@ class StepExecution<Deps> {
           ? new ToolOutputError(done.output, toolName, toolCallId)
           : undefined;
       case "timeout":
+      case "unknown":
         return undefined;
     }
   }

@@ -1,4 +1,4 @@
-import { messageOf, PolicyError, RetryError } from "../errors.js";
+import { messageOf, PolicyError, RetryError, ToolFailureError } from "../errors.js";
 import { isToolError, unnoted } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import type { ToolContentPart } from "../types/messages.js";
@@ -24,7 +24,7 @@ export type ToolRun =
       ms: number;
     }
   | {
-      kind: "error" | "retry" | "timeout" | "unfit" | "policy";
+      kind: "error" | "retry" | "timeout" | "unfit" | "policy" | "unknown";
       output: string;
       error: unknown;
       ms: number;
@@ -74,7 +74,12 @@ export function runTool<Deps>(
     if (error instanceof PolicyError) {
       return { kind: "policy", output: `not run: ${error.message}`, error, ms };
     }
-    const kind = error instanceof RetryError ? "retry" : "error";
+    const kind =
+      error instanceof RetryError
+        ? "retry"
+        : error instanceof ToolFailureError && error.outcomeUnknown
+          ? "unknown"
+          : "error";
     return { kind, output: messageOf(error), error, ms };
   };
   // Not an async function: a tool's promise is followed with one then(), not an await and
@@ -104,8 +109,8 @@ export function runTool<Deps>(
 
 /**
  * Runs the tool with its parsed args (or the policy's `executeTool`); returns what it returns,
- * promise or not. What `executeTool` throws is the tool's failure when the tool threw it, else
- * a `PolicyError`.
+ * promise or not. What `executeTool` throws is the tool's failure when the tool threw it (or
+ * it is a `RetryError` or a `ToolFailureError`), else a `PolicyError`.
  */
 function invoke<Deps>(
   run: RunContext<Deps>,
@@ -118,7 +123,9 @@ function invoke<Deps>(
   const { executeTool } = policy;
   if (!executeTool) return unnoted(tool!.execute).call(tool, parsed, ctx);
   const blame = (error: unknown): never => {
-    throw error instanceof RetryError || isToolError(error, ctx)
+    throw error instanceof RetryError ||
+      error instanceof ToolFailureError ||
+      isToolError(error, ctx)
       ? error
       : threw("executeTool", tool!.name, error);
   };
