@@ -15,6 +15,8 @@ export default defineConfig({
     "otel/index": "src/otel/index.ts",
     "event-stream/index": "src/event-stream/index.ts",
     "ui/index": "src/ui/index.ts",
+    "dbos/index": "src/dbos/index.ts",
+    "restate/index": "src/restate/index.ts",
     "redis/index": "src/redis/index.ts",
     "postgres/index": "src/postgres/index.ts",
   },
@@ -38,6 +40,9 @@ export default defineConfig({
     // The optional peers of tollgate/mcp and tollgate/otel: the user's own copies.
     /^@modelcontextprotocol\/sdk(\/.*)?$/,
     "@opentelemetry/api",
+    // The optional peers of tollgate/dbos and tollgate/restate.
+    /^@dbos-inc\/dbos-sdk(\/.*)?$/,
+    /^@restatedev\/restate-sdk(\/.*)?$/,
     // The optional peers of tollgate/redis and tollgate/postgres.
     "ioredis",
     "pg",

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchChild, makeBuildDir, ROOT } from "./compile.js";
+import { durableReadings } from "./durable.js";
 import { type Budget, compare, pairedRatio, type Stats, stats } from "./harness.js";
 import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
@@ -51,6 +52,7 @@ const SECTIONS = [
   "user",
   "stalls",
   "ui",
+  "durable",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -871,6 +873,32 @@ ${sideBySide(results, "µs/delta", name)}
   };
 }
 
+async function durableSection(budget: Plan): Promise<SectionResult> {
+  const cycles = budget.stores.pausedRuns >= 1000 ? 200 : 20;
+  const concurrency = 8;
+  const readings = await durableReadings(cycles, concurrency);
+  const ms = (value: number | undefined) => (value === undefined ? "–" : `${num(value)} ms`);
+  const rows = readings.map((r) =>
+    r.skipped
+      ? [r.backend, `not measured: ${r.skipped}`, "", ""]
+      : [r.backend, ms(r.p50Ms), ms(r.p99Ms), num(r.cyclesPerSecond!)],
+  );
+  return {
+    markdown: `## 12. Durable backends: one approval cycle
+
+A cycle: a run with one tool call that needs approval starts, pauses, is decided, runs the call
+and finishes (2 model calls, a scripted model). **tollgate's PostgreSQL store**: \`loop.run()\`
+pauses into the store, a new loop resumes it by id. **DBOS** (\`tollgate/dbos\`): \`start()\`,
+\`waiting()\`, \`decide()\`, \`result()\`; the pause waits inside the workflow, every model call and
+tool execution a DBOS step. Both on the same PostgreSQL 15 (Debian, fsync on, 127.0.0.1).
+Latency: ${cycles} cycles one at a time; throughput: ${cycles} cycles, ${concurrency} in flight.
+
+${table(["backend", "cycle p50", "cycle p99", `cycles/s (${concurrency} in flight)`], rows)}
+`,
+    targets: [],
+  };
+}
+
 async function stallsSection(plan: Plan): Promise<SectionResult> {
   const chars = Number(option("stall-chars") ?? plan.stalls.chars);
   const readings = await stallReadings(chars, plan.stalls.repeats);
@@ -948,6 +976,7 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   user: userSection,
   stalls: stallsSection,
   ui: uiSection,
+  durable: durableSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */

@@ -16,7 +16,7 @@ const ORDER: { text: string; pages: string[] }[] = [
   { text: "Start here", pages: ["getting-started"] },
   { text: "The loop", pages: ["tools", "the-gate", "policy", "errors"] },
   { text: "Human in the loop", pages: ["human-in-the-loop", "client-side-tools", "chat-ui"] },
-  { text: "Production", pages: ["production", "stores", "security", "scale"] },
+  { text: "Production", pages: ["production", "stores", "security", "scale", "dbos", "restate"] },
   {
     text: "Models and streams",
     pages: ["streaming", "providers", "writing-a-provider", "ai-sdk", "multimodal-input"],

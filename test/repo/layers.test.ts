@@ -39,6 +39,8 @@ const ENTRIES: Record<string, string[]> = {
   postgres: ["util"],
   "event-stream": ["util", "http"],
   ui: ["util"],
+  dbos: ["util"],
+  restate: ["util"],
 };
 
 const rank = new Map(CORE.flatMap((names, i) => names.map((name) => [name, i] as const)));

@@ -1,0 +1,159 @@
+/**
+ * `dbosAgent`: a run as a DBOS workflow on a real PostgreSQL (started by
+ * scripts/with-services.mjs): text and tools, a pause that waits inside the workflow for
+ * decisions, decisions checked (another pause, a wrong digest, a missing call: refused, the run
+ * keeps waiting), the same decisions sent twice run once, and a client-side tool's result.
+ */
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { tool } from "tollgate";
+import { type DbosAgent, dbosAgent } from "tollgate/dbos";
+import { scriptedProvider } from "tollgate/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { serviceUrl } from "../support/services.js";
+
+const url = serviceUrl("postgres", "test/dbos/dbos-agent.test.ts");
+const silent = { info() {}, debug() {}, warn() {}, error() {} };
+
+const ran: string[] = [];
+const refund = tool({
+  name: "refund",
+  description: "Refunds an order",
+  input: z.object({ order: z.number() }),
+  needsApproval: true,
+  execute: ({ order }) => {
+    ran.push(`refund ${order}`);
+    return `refunded ${order}`;
+  },
+});
+const weather = tool({
+  name: "weather",
+  description: "The weather",
+  input: z.object({ city: z.string() }),
+  idempotent: true,
+  execute: ({ city }) => {
+    ran.push(`weather ${city}`);
+    return { city, tempC: 21 };
+  },
+});
+const locate = tool({ name: "locate", description: "The page answers", input: z.object({}) });
+
+/** Each test's runs get their own script: a provider per run id, by the first user message. */
+function script(prompt: string) {
+  if (prompt.startsWith("refund")) {
+    return [
+      {
+        text: "Looking.",
+        toolCalls: [
+          { name: "weather", args: { city: "Oslo" } },
+          { name: "refund", args: { order: 7 } },
+        ],
+      },
+      { text: "Done." },
+    ];
+  }
+  return [{ toolCalls: [{ name: "locate", args: {} }] }, { text: "Located." }];
+}
+
+let agent: DbosAgent;
+const events: [string, number, string][] = [];
+
+beforeAll(async () => {
+  if (!url) return;
+  const providers = new Map<string, ReturnType<typeof scriptedProvider>>();
+  agent = dbosAgent({
+    name: "test",
+    loop: {
+      provider: {
+        name: "scripted",
+        model: "scripted",
+        generate(request, options) {
+          const first = request.messages[0] as { content: string };
+          let provider = providers.get(first.content);
+          if (!provider) {
+            provider = scriptedProvider(script(first.content));
+            providers.set(first.content, provider);
+          }
+          return provider.generate(request, options);
+        },
+      },
+      tools: [refund, weather, locate],
+    },
+    approvalTimeoutMs: 60_000,
+    onEvent: (event, seq) => events.push([event.runId, seq, event.type]),
+  });
+  const system = new URL(url);
+  system.pathname = `/tollgate_dbos_${process.pid}`;
+  DBOS.setConfig({ name: "tollgate-test", systemDatabaseUrl: system.toString(), logger: silent });
+  await DBOS.launch();
+}, 60_000);
+
+afterAll(async () => {
+  if (url) await DBOS.shutdown();
+});
+
+describe.skipIf(!url)("dbosAgent", () => {
+  it("a pause waits inside the workflow; checked decisions resume it once", async () => {
+    await agent.start("run-refund", "refund order 7");
+    const pause = await agent.waiting("run-refund", { timeoutMs: 10_000 });
+    expect(pause).toMatchObject({
+      runId: "run-refund",
+      pause: 0,
+      pending: [{ toolName: "refund", args: { order: 7 }, key: "call_0_1" }],
+      external: [],
+    });
+    expect(ran).toEqual(["weather Oslo"]);
+    const call = pause!.pending[0]!;
+    // Refused, and the run keeps waiting: a wrong digest, another call, a missing decision.
+    await agent.decide("run-refund", 0, { [call.key]: { approve: true, digest: "0".repeat(64) } });
+    await agent.decide("run-refund", 0, { other: { approve: true, digest: call.digest } });
+    await agent.decide("run-refund", 0, {});
+    const refused = await DBOS.getEvent<{ reason: string }>(
+      "run-refund",
+      "tollgate.waiting.refused",
+      10,
+    );
+    expect(refused?.reason).toMatch(/./);
+    expect(ran).toEqual(["weather Oslo"]);
+    // The right decision, sent twice: it runs once.
+    const decisions = { [call.key]: { approve: true as const, digest: call.digest } };
+    await agent.decide("run-refund", 0, decisions);
+    await agent.decide("run-refund", 0, decisions);
+    const result = await agent.result("run-refund");
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Done.");
+    expect(ran).toEqual(["weather Oslo", "refund 7"]);
+    expect(await agent.waiting("run-refund")).toBeUndefined();
+    // Starting the same run id again starts nothing.
+    await agent.start("run-refund", "refund order 7");
+    expect(await agent.result("run-refund")).toMatchObject({ status: "completed" });
+    expect(ran).toEqual(["weather Oslo", "refund 7"]);
+    const seqs = events.filter(([runId]) => runId === "run-refund").map(([, seq]) => seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it("a client-side tool's result comes as a decision too", async () => {
+    await agent.start("run-locate", "where am I");
+    const pause = await agent.waiting("run-locate", { timeoutMs: 10_000 });
+    const call = pause!.external[0]!;
+    expect(call).toMatchObject({ toolName: "locate", key: "call_0_0" });
+    await agent.decide("run-locate", 0, {
+      [call.key]: { result: { city: "Oslo" }, digest: call.digest },
+    });
+    const result = await agent.result("run-locate");
+    expect(result.status).toBe("completed");
+    expect(result.steps[0]!.calls[0]!.result).toMatchObject({
+      output: { city: "Oslo" },
+      isError: false,
+    });
+  });
+
+  it("refuses options DBOS keeps", () => {
+    expect(() =>
+      dbosAgent({ name: "x", loop: { provider: scriptedProvider([]), store: {} as never } }),
+    ).toThrow(/loop.store is DBOS's to keep/);
+    expect(() => dbosAgent({ name: "a b", loop: { provider: scriptedProvider([]) } })).toThrow(
+      /name must be/,
+    );
+  });
+});

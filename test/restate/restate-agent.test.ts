@@ -1,0 +1,237 @@
+/**
+ * `restateAgent`: a run as a Restate virtual object on a real restate-server (the binary from
+ * bench/'s npm project), its endpoint a child process (test/restate/endpoint.ts): a pause that
+ * waits on an awakeable for decisions, decisions checked (another call, a wrong digest, a
+ * missing call: refused, the run keeps waiting), the same decisions sent twice run once, a
+ * client-side tool's result, the same run id started twice; and the endpoint SIGKILLed mid-tool:
+ * a non-idempotent call settles as "outcome unknown" (run once), an idempotent one runs again.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RestateAgentClient, restateAgent } from "tollgate/restate";
+import { scriptedProvider } from "tollgate/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type EndpointProcess,
+  freePort,
+  type RestateServer,
+  restateServerBinary,
+  startEndpoint,
+  startRestateServer,
+  waitFor,
+} from "../support/restate-server.js";
+
+const binary = restateServerBinary("test/restate/restate-agent.test.ts");
+const ENDPOINT = "test/restate/endpoint.ts";
+/** The object the endpoint binds (`restateAgent({ name: "test" })`). */
+const SERVICE = "tollgate.run.test";
+
+let server: RestateServer;
+let endpoint: EndpointProcess;
+let client: RestateAgentClient;
+let dir: string;
+let port: number;
+
+const env = () => ({ TOLLGATE_RESTATE_PORT: String(port), TOLLGATE_RESTATE_DIR: dir });
+const lines = (file: string) =>
+  existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim().split("\n") : [];
+/** The tool executions traced, without pids (`start weather Oslo`). */
+const ran = () =>
+  lines("trace.log")
+    .filter((line) => line.startsWith("start "))
+    .map((line) => line.replace(/ \d+$/, ""));
+const count = (line: string) => ran().filter((traced) => traced === line).length;
+
+beforeAll(async () => {
+  if (!binary) return;
+  dir = mkdtempSync(join(tmpdir(), "tollgate-restate-test-"));
+  port = await freePort();
+  // A run waiting more than 100 ms (on an awakeable, a timer) is suspended, and the next event
+  // starts a new attempt that replays its journal: the waits here take that path (the default
+  // is 1 minute).
+  server = await startRestateServer(binary, {
+    RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "100ms",
+  });
+  endpoint = await startEndpoint(ENDPOINT, env());
+  await server.register(`http://127.0.0.1:${port}`);
+  // The client needs only the object's name: the same agent, never served here.
+  client = restateAgent({ name: "test", loop: { provider: scriptedProvider([]) } }).client(
+    server.ingress,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  if (!binary) return;
+  await endpoint?.stop();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+describe.skipIf(!binary)("restateAgent", () => {
+  it("a pause waits on an awakeable; checked decisions resume it once", async () => {
+    await client.start("run-refund", "refund order 7");
+    const pause = await client.waiting("run-refund", { timeoutMs: 10_000 });
+    expect(pause).toMatchObject({
+      runId: "run-refund",
+      pause: 0,
+      pending: [{ toolName: "refund", args: { order: 7 }, key: "call_0_1" }],
+      external: [],
+    });
+    expect(ran()).toEqual(["start weather Oslo"]);
+    const call = pause!.pending[0]!;
+    // Refused, and the run keeps waiting: a wrong digest, another call, a missing decision.
+    await client.decide("run-refund", 0, { [call.key]: { approve: true, digest: "0".repeat(64) } });
+    await client.decide("run-refund", 0, { other: { approve: true, digest: call.digest } });
+    await client.decide("run-refund", 0, {});
+    const refused = await fetch(`${server.ingress}/${SERVICE}/run-refund/refused`, {
+      method: "POST",
+    }).then((r) => r.json() as Promise<{ pause: number; reason: string } | null>);
+    expect(refused).toMatchObject({ pause: 0, reason: expect.stringMatching(/no decision for/) });
+    expect(await client.waiting("run-refund")).toMatchObject({ pause: 0 });
+    expect(ran()).toEqual(["start weather Oslo"]);
+    // The right decision, sent twice: it runs once.
+    const decisions = { [call.key]: { approve: true as const, digest: call.digest } };
+    await client.decide("run-refund", 0, decisions);
+    await client.decide("run-refund", 0, decisions);
+    const result = await client.result("run-refund");
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Done.");
+    expect(ran()).toEqual(["start weather Oslo", "start refund 7"]);
+    expect(await client.waiting("run-refund")).toBeUndefined();
+    // Starting the same run id again starts nothing.
+    await client.start("run-refund", "refund order 7");
+    expect(await client.result("run-refund")).toMatchObject({ status: "completed" });
+    expect(ran()).toEqual(["start weather Oslo", "start refund 7"]);
+    // A second invocation without the idempotency key (as once Restate forgot it): the run's
+    // state holds its result, and nothing runs again.
+    const again = await fetch(`${server.ingress}/${SERVICE}/run-refund/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "refund order 7" }),
+    }).then((r) => r.json() as Promise<{ status: string; text: string }>);
+    expect(again).toMatchObject({ status: "completed", text: "Done." });
+    expect(ran()).toEqual(["start weather Oslo", "start refund 7"]);
+    // Each event once by its number, the numbers 1, 2, 3, …
+    const seqs = lines("events.log")
+      .map((line) => line.split(" "))
+      .filter(([runId]) => runId === "run-refund")
+      .map(([, seq]) => Number(seq));
+    const seen = [...new Set(seqs)];
+    expect(seen.length).toBeGreaterThan(3);
+    expect(seen).toEqual(seen.map((_, i) => i + 1));
+  }, 60_000);
+
+  // Both read the same awakeable and resolve it; the first wins. Which one comes first is up to
+  // the race: when the refused one does, decide() sees it taken by another and sends again.
+  it("decisions racing for one awakeable: the refused one does not swallow the right one", async () => {
+    await client.start("run-race", "refund order 7 again");
+    const pause = await client.waiting("run-race", { timeoutMs: 10_000 });
+    const call = pause!.pending[0]!;
+    await Promise.all([
+      client.decide("run-race", 0, { [call.key]: { approve: true, digest: "1".repeat(64) } }),
+      client.decide("run-race", 0, { [call.key]: { approve: true, digest: call.digest } }),
+    ]);
+    const result = await client.result("run-race");
+    expect(result.status).toBe("completed");
+    expect(result.steps[0]!.calls[1]!.result).toMatchObject({
+      output: "refunded 7",
+      isError: false,
+    });
+  }, 60_000);
+
+  it("a forged, non-JSON resolve of the awakeable is refused, and the run keeps waiting", async () => {
+    await client.start("run-forged", "refund order 7, forged");
+    const pause = await client.waiting("run-forged", { timeoutMs: 10_000 });
+    const raw = await fetch(`${server.ingress}/${SERVICE}/run-forged/waiting`, {
+      method: "POST",
+    }).then((r) => r.json() as Promise<{ awakeable: string }>);
+    const forged = await fetch(`${server.ingress}/restate/awakeables/${raw.awakeable}/resolve`, {
+      method: "POST",
+      body: "yes",
+    });
+    expect(forged.status).toBe(202);
+    await waitFor("the forged message to be refused", async () => {
+      const now = await fetch(`${server.ingress}/${SERVICE}/run-forged/refused`, {
+        method: "POST",
+      }).then((r) => r.json() as Promise<{ reason: string } | null>);
+      return now?.reason.includes("got undefined") ? now : undefined;
+    });
+    const call = pause!.pending[0]!;
+    await client.decide("run-forged", 0, { [call.key]: { approve: true, digest: call.digest } });
+    expect(await client.result("run-forged")).toMatchObject({ status: "completed", text: "Done." });
+  }, 60_000);
+
+  it("a client-side tool's result comes as a decision too", async () => {
+    await client.start("run-locate", "where am I");
+    const pause = await client.waiting("run-locate", { timeoutMs: 10_000 });
+    const call = pause!.external[0]!;
+    expect(call).toMatchObject({ toolName: "locate", key: "call_0_0" });
+    await client.decide("run-locate", 0, {
+      [call.key]: { result: { city: "Oslo" }, digest: call.digest },
+    });
+    const result = await client.result("run-locate");
+    expect(result.status).toBe("completed");
+    expect(result.steps[0]!.calls[0]!.result).toMatchObject({
+      output: { city: "Oslo" },
+      isError: false,
+    });
+  }, 60_000);
+
+  it("the endpoint killed mid-tool: a non-idempotent call is outcome unknown, run once", async () => {
+    writeFileSync(join(dir, "hold-charge"), "");
+    await client.start("run-charge", "charge 5");
+    await waitFor("charge to start", () => (count("start charge 5") > 0 ? true : undefined));
+    await endpoint.kill();
+    rmSync(join(dir, "hold-charge"));
+    endpoint = await startEndpoint(ENDPOINT, env());
+    const result = await client.result("run-charge");
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Charged.");
+    const settled = result.steps[0]!.calls[0]!.result;
+    expect(settled).toMatchObject({ isError: true });
+    expect(JSON.stringify(settled)).toMatch(/outcome unknown/);
+    expect(count("start charge 5")).toBe(1);
+  }, 60_000);
+
+  it("the endpoint killed mid-tool: an idempotent call runs again, once", async () => {
+    writeFileSync(join(dir, "hold-lookup"), "");
+    await client.start("run-lookup", "lookup 9");
+    await waitFor("lookup to start", () => (count("start lookup 9") > 0 ? true : undefined));
+    await endpoint.kill();
+    rmSync(join(dir, "hold-lookup"));
+    endpoint = await startEndpoint(ENDPOINT, env());
+    const result = await client.result("run-lookup");
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Shipped.");
+    expect(result.steps[0]!.calls[0]!.result).toMatchObject({
+      output: { order: 9, status: "shipped" },
+      isError: false,
+    });
+    expect(count("start lookup 9")).toBe(2);
+    expect(lines("trace.log").filter((line) => line.startsWith("end lookup 9"))).toHaveLength(1);
+  }, 60_000);
+
+  it("a pause past its timeout refuses every waiting call, and the run goes on", async () => {
+    const hasty = restateAgent({ name: "hasty", loop: { provider: scriptedProvider([]) } }).client(
+      server.ingress,
+    );
+    await hasty.start("run-hasty", "refund order 7, hastily");
+    const result = await hasty.result("run-hasty");
+    expect(result.status).toBe("completed");
+    expect(result.steps[0]!.calls[1]!.result).toMatchObject({ isError: true });
+    expect(JSON.stringify(result.steps[0]!.calls[1]!.result)).toMatch(
+      /no decision came within 300 ms/,
+    );
+    expect(await hasty.waiting("run-hasty")).toBeUndefined();
+  }, 60_000);
+
+  it("refuses options Restate keeps", () => {
+    expect(() =>
+      restateAgent({ name: "x", loop: { provider: scriptedProvider([]), store: {} as never } }),
+    ).toThrow(/loop.store is Restate's to keep/);
+    expect(() => restateAgent({ name: "a b", loop: { provider: scriptedProvider([]) } })).toThrow(
+      /name must be/,
+    );
+  });
+});
