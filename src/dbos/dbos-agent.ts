@@ -9,10 +9,9 @@ import {
   type RunResult,
 } from "tollgate";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
+import { checkDurableOptions } from "../util/durable-options.js";
 import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
-import { checkKeys } from "../util/option-keys.js";
-import { kindOf } from "../util/values.js";
-import { steppedPolicy, steppedProvider } from "./dbos-steps.js";
+import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
 
 /** Options of `dbosAgent`. */
 export interface DbosAgentOptions<Deps = unknown> {
@@ -67,10 +66,11 @@ export interface DbosAgent {
   decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<void>;
 }
 
-const KEYS = ["name", "loop", "approvalTimeoutMs", "onEvent"] as const;
+/** A DBOS step, as the recorded run takes its steps. */
+const dbosStep: RecordStep = (name, work) => DBOS.runStep(work, { name });
+
 /** The DBOS event a paused run publishes what it waits for under (`null` once it goes on). */
 const waitingTopic = "tollgate.waiting";
-const BY_DBOS = ["store", "signingKey", "trustState", "allowReplay"] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often `result()` looks for the end of a run this process did not start (DBOS's default: 1 s). */
 const RESULT_POLL_MS = 50;
@@ -90,28 +90,16 @@ const RESULT_POLL_MS = 50;
  * await agent.start("ticket-42", "Refund order 7");
  */
 export function dbosAgent<Deps = unknown>(options: DbosAgentOptions<Deps>): DbosAgent {
-  checkOptions(options);
+  checkDurableOptions(
+    "dbosAgent()",
+    options,
+    "DBOS's to keep: a DBOS workflow holds the run's steps and pauses in its own PostgreSQL",
+  );
   const { name, onEvent } = options;
   const timeoutMs = options.approvalTimeoutMs ?? DAY_MS;
   const workflow = DBOS.registerWorkflow(
     async (runId: string, input: string | Message[]): Promise<RunResult> => {
-      // Drawn by each execution of the workflow, never recorded: see steppedExecution.
-      const token = crypto.randomUUID();
-      const calls = { count: 0 };
-      let seq = 0;
-      const loop = new AgentLoop<Deps>({
-        ...options.loop,
-        provider: steppedProvider(options.loop.provider, calls),
-        policy: steppedPolicy(options.loop.policy, token, calls),
-        maxParallelToolCalls: 1,
-        trustState: true, // the state never leaves this workflow
-        allowReplay: true, // DBOS's replay of a recorded run is the only replay
-        onEvent: (event) => {
-          seq++;
-          options.loop.onEvent?.(event);
-          onEvent?.(event, seq);
-        },
-      } as AgentLoopOptions<Deps>);
+      const loop = new AgentLoop<Deps>(recordedLoopOptions(options.loop, dbosStep, onEvent));
       let result = await loop.run(input, { runId });
       for (
         let pauses = 0;
@@ -190,34 +178,4 @@ async function waitForDecisions<Deps>(
 /** The idempotency key of a decision message: its content, so the same decisions run once. */
 function messageKey(message: unknown): Promise<string> {
   return sha256Hex(canonicalJson(message));
-}
-
-function checkOptions<Deps>(options: DbosAgentOptions<Deps>): void {
-  checkKeys("dbosAgent() options", options, KEYS);
-  if (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name)) {
-    throw new TypeError(
-      `dbosAgent(): name must be 1 to 100 letters, digits, "_", "." or "-", got ${kindOf(options.name)}`,
-    );
-  }
-  if (typeof options.loop !== "object" || options.loop === null) {
-    throw new TypeError(
-      `dbosAgent(): loop must be the loop's options, got ${kindOf(options.loop)}`,
-    );
-  }
-  for (const key of BY_DBOS) {
-    if ((options.loop as unknown as Record<string, unknown>)[key] !== undefined) {
-      throw new TypeError(
-        `dbosAgent(): loop.${key} is DBOS's to keep: a DBOS workflow holds the run's steps and pauses in its own PostgreSQL; leave it out`,
-      );
-    }
-  }
-  const timeout = options.approvalTimeoutMs;
-  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
-    throw new TypeError(
-      `dbosAgent(): approvalTimeoutMs must be a positive number of ms, got ${kindOf(timeout)}`,
-    );
-  }
-  if (options.onEvent !== undefined && typeof options.onEvent !== "function") {
-    throw new TypeError(`dbosAgent(): onEvent must be a function, got ${kindOf(options.onEvent)}`);
-  }
 }

@@ -9,10 +9,9 @@ import {
   type RunResult,
 } from "tollgate";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
+import { checkDurableOptions } from "../util/durable-options.js";
 import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
-import { checkKeys } from "../util/option-keys.js";
-import { kindOf } from "../util/values.js";
-import { journaledExecution, journaledProvider } from "./restate-steps.js";
+import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
 
 /** Options of `restateAgent`. */
 export interface RestateAgentOptions<Deps = unknown> {
@@ -94,8 +93,6 @@ interface Waiting extends Pause {
   last?: { awakeable: string; key: string };
 }
 
-const KEYS = ["name", "loop", "approvalTimeoutMs", "onEvent"] as const;
-const BY_RESTATE = ["store", "signingKey", "trustState", "allowReplay"] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the client looks at a run's object state while it waits for a change. */
 const POLL_MS = 25;
@@ -118,7 +115,11 @@ const DECIDE_WAIT_MS = 10_000;
  * await agent.client("http://127.0.0.1:8080").start("ticket-42", "Refund order 7");
  */
 export function restateAgent<Deps = unknown>(options: RestateAgentOptions<Deps>): RestateAgent {
-  checkOptions(options);
+  checkDurableOptions(
+    "restateAgent()",
+    options,
+    "Restate's to keep: the run's virtual object holds its journal and pauses",
+  );
   const { onEvent } = options;
   const service = `tollgate.run.${options.name}`;
   const timeoutMs = options.approvalTimeoutMs ?? DAY_MS;
@@ -129,25 +130,8 @@ export function restateAgent<Deps = unknown>(options: RestateAgentOptions<Deps>)
         // A run id started again once Restate forgot its idempotency key: the run has ended.
         const ended = await ctx.get<RunResult>("result");
         if (ended) return ended;
-        // Drawn by each attempt, never journaled: see journaledExecution.
-        const token = crypto.randomUUID();
-        let seq = 0;
-        const loop = new AgentLoop<Deps>({
-          ...options.loop,
-          provider: journaledProvider(ctx, options.loop.provider),
-          policy: {
-            ...options.loop.policy,
-            executeTool: journaledExecution(ctx, options.loop.policy?.executeTool, token),
-          },
-          maxParallelToolCalls: 1,
-          trustState: true, // the state never leaves this handler
-          allowReplay: true, // Restate's replay of a journaled run is the only replay
-          onEvent: (event) => {
-            seq++;
-            options.loop.onEvent?.(event);
-            onEvent?.(event, seq);
-          },
-        } as AgentLoopOptions<Deps>);
+        const step: RecordStep = (name, work) => ctx.run(name, work);
+        const loop = new AgentLoop<Deps>(recordedLoopOptions(options.loop, step, onEvent));
         try {
           let result = await loop.run(request.input, { runId: ctx.key });
           for (
@@ -325,35 +309,3 @@ async function answer<T>(response: Response, what: string): Promise<T> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function checkOptions<Deps>(options: RestateAgentOptions<Deps>): void {
-  checkKeys("restateAgent() options", options, KEYS);
-  if (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name)) {
-    throw new TypeError(
-      `restateAgent(): name must be 1 to 100 letters, digits, "_", "." or "-", got ${kindOf(options.name)}`,
-    );
-  }
-  if (typeof options.loop !== "object" || options.loop === null) {
-    throw new TypeError(
-      `restateAgent(): loop must be the loop's options, got ${kindOf(options.loop)}`,
-    );
-  }
-  for (const key of BY_RESTATE) {
-    if ((options.loop as unknown as Record<string, unknown>)[key] !== undefined) {
-      throw new TypeError(
-        `restateAgent(): loop.${key} is Restate's to keep: the run's virtual object holds its journal and pauses; leave it out`,
-      );
-    }
-  }
-  const timeout = options.approvalTimeoutMs;
-  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
-    throw new TypeError(
-      `restateAgent(): approvalTimeoutMs must be a positive number of ms, got ${kindOf(timeout)}`,
-    );
-  }
-  if (options.onEvent !== undefined && typeof options.onEvent !== "function") {
-    throw new TypeError(
-      `restateAgent(): onEvent must be a function, got ${kindOf(options.onEvent)}`,
-    );
-  }
-}

@@ -1,0 +1,44 @@
+import { checkKeys } from "./option-keys.js";
+import { kindOf } from "./values.js";
+
+const KEYS = ["name", "loop", "approvalTimeoutMs", "onEvent"] as const;
+/** Loop options a durable engine keeps itself: the run's state never leaves it. */
+const KEPT = ["store", "signingKey", "trustState", "allowReplay"] as const;
+
+/**
+ * Checks the options of a durable agent (`dbosAgent`, `restateAgent`): known keys only, a name
+ * an engine can carry, the loop's options without those the engine keeps (`kept` says why),
+ * a positive approval timeout, a function for `onEvent`.
+ */
+export function checkDurableOptions(where: string, options: unknown, kept: string): void {
+  checkKeys(`${where} options`, options, KEYS);
+  const { name, loop, approvalTimeoutMs, onEvent } = options as Record<string, unknown>;
+  if (typeof name !== "string" || !/^[\w.-]{1,100}$/.test(name)) {
+    throw new TypeError(
+      `${where}: name must be 1 to 100 letters, digits, "_", "." or "-", got ${kindOf(name)}`,
+    );
+  }
+  if (typeof loop !== "object" || loop === null) {
+    throw new TypeError(`${where}: loop must be the loop's options, got ${kindOf(loop)}`);
+  }
+  for (const key of KEPT) {
+    if ((loop as Record<string, unknown>)[key] !== undefined) {
+      throw new TypeError(`${where}: loop.${key} is ${kept}; leave it out`);
+    }
+  }
+  if (
+    approvalTimeoutMs !== undefined &&
+    !(
+      typeof approvalTimeoutMs === "number" &&
+      Number.isFinite(approvalTimeoutMs) &&
+      approvalTimeoutMs > 0
+    )
+  ) {
+    throw new TypeError(
+      `${where}: approvalTimeoutMs must be a positive number of ms, got ${kindOf(approvalTimeoutMs)}`,
+    );
+  }
+  if (onEvent !== undefined && typeof onEvent !== "function") {
+    throw new TypeError(`${where}: onEvent must be a function, got ${kindOf(onEvent)}`);
+  }
+}
