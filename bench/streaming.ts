@@ -70,6 +70,20 @@ export function aiSdkParts(deltas: number) {
   ];
 }
 
+/** `streamText` over a new `MockLanguageModelV4` that streams `parts`; an error fails the run. */
+export function aiSdkStreamText(parts: ReturnType<typeof aiSdkParts>) {
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
+  });
+  return streamText({
+    model,
+    prompt: "Tell me a story.",
+    onError: ({ error }) => {
+      throw error;
+    },
+  });
+}
+
 /** AI SDK 7: `streamText` over `MockLanguageModelV4`, read through `textStream` or `fullStream`. */
 export function aiSdkStream(deltas: number, read: "textStream" | "fullStream"): Contender {
   const name = `AI SDK 7 streamText .${read}`;
@@ -78,16 +92,7 @@ export function aiSdkStream(deltas: number, read: "textStream" | "fullStream"): 
     name,
     units: deltas,
     async run() {
-      const model = new MockLanguageModelV4({
-        doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
-      });
-      const result = streamText({
-        model,
-        prompt: "Tell me a story.",
-        onError: ({ error }) => {
-          throw error;
-        },
-      });
+      const result = aiSdkStreamText(parts);
       let received = 0;
       if (read === "textStream") {
         for await (const _text of result.textStream) received++;

@@ -5,12 +5,10 @@
  * `text-delta` chunks counted. tollgate: `toUIMessageStreamResponse(loop.stream(...))`; AI SDK:
  * `streamText(...).toUIMessageStreamResponse()` over `MockLanguageModelV4`.
  */
-import { streamText } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { AgentLoop } from "tollgate";
 import { toUIMessageStreamResponse } from "tollgate/ui";
 import { type Contender, expectEqual } from "./harness.js";
-import { aiSdkParts, streamingProvider } from "./streaming.js";
+import { aiSdkParts, aiSdkStreamText, streamingProvider } from "./streaming.js";
 
 const decoder = new TextDecoder();
 
@@ -53,16 +51,7 @@ export function aiSdkUIStream(deltas: number): Contender {
     name,
     units: deltas,
     async run() {
-      const model = new MockLanguageModelV4({
-        doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
-      });
-      const result = streamText({
-        model,
-        prompt: "Tell me a story.",
-        onError: ({ error }) => {
-          throw error;
-        },
-      });
+      const result = aiSdkStreamText(parts);
       const { deltas: received } = await readChunks(result.toUIMessageStreamResponse());
       expectEqual(`${name}: deltas`, received, deltas);
     },

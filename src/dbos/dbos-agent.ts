@@ -9,7 +9,7 @@ import {
   type RunResult,
 } from "tollgate";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
-import { checkDurableOptions } from "../util/durable-options.js";
+import { checkDecideArgs, checkDurableOptions } from "../util/durable-options.js";
 import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
 import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
 
@@ -135,6 +135,7 @@ export function dbosAgent<Deps = unknown>(options: DbosAgentOptions<Deps>): Dbos
       return pause ?? undefined;
     },
     async decide(runId, pause, decisions) {
+      checkDecideArgs("dbosAgent().decide()", runId, pause, decisions);
       const message = { pause, decisions };
       await DBOS.send(runId, message, `${waitingTopic}:${pause}`, await messageKey(message));
     },

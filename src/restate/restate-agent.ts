@@ -9,7 +9,7 @@ import {
   type RunResult,
 } from "tollgate";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
-import { checkDurableOptions } from "../util/durable-options.js";
+import { checkDecideArgs, checkDurableOptions } from "../util/durable-options.js";
 import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
 import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
 
@@ -259,6 +259,7 @@ function restateClient(ingress: string, service: string): RestateAgentClient {
       }
     },
     async decide(runId, pause, decisions) {
+      checkDecideArgs("restateAgent().client().decide()", runId, pause, decisions);
       const key = await sha256Hex(canonicalJson({ pause, decisions }));
       const message = { pause, decisions, key };
       for (;;) {

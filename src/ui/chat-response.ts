@@ -86,9 +86,6 @@ export async function chatResponse<Deps>(
     if (error instanceof StoreError && /already running/.test(error.message)) {
       return refused(409, stillRunning().message);
     }
-    if (error instanceof TypeError && /^(fromUIMessages|messages\[)/.test(error.message)) {
-      return refused(400, error.message);
-    }
     return refused(500, failed(error, options));
   }
 }
@@ -129,8 +126,8 @@ async function respond<Deps>(
       deps === undefined ? { signal } : { signal, deps },
     );
   } else {
+    const input = historyOf(messages); // before makeRoom: a bad request deletes nothing
     await makeRoom(store, runId, stored);
-    const input = fromUIMessages(messages);
     events = loop.stream(input, deps === undefined ? { runId, signal } : { runId, signal, deps });
   }
   // The run's first event, awaited here: a resume's checks and a new run's lease come before
@@ -178,6 +175,16 @@ const stillRunning = () =>
     409,
     "the chat's run is still running (or was stopped a moment ago and its tools are finishing): send the message again in a moment",
   );
+
+/** The chat's messages as the run's transcript; what the conversion cannot take is a 400. */
+function historyOf(messages: UIMessageInput[]) {
+  try {
+    return fromUIMessages(messages);
+  } catch (error) {
+    if (error instanceof TypeError) throw new ChatRefusal(400, error.message);
+    throw error;
+  }
+}
 
 /**
  * The run's events, its end checked against the store: a pause the store does not hold could

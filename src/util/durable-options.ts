@@ -42,3 +42,29 @@ export function checkDurableOptions(where: string, options: unknown, kept: strin
     throw new TypeError(`${where}: onEvent must be a function, got ${kindOf(onEvent)}`);
   }
 }
+
+/**
+ * Checks `decide()`'s arguments before anything is sent: a run id, the pause's number as
+ * `waiting()` gave it, and decisions by key. A wrong pause number would otherwise go where no
+ * run reads it.
+ */
+export function checkDecideArgs(
+  where: string,
+  runId: unknown,
+  pause: unknown,
+  decisions: unknown,
+): void {
+  if (typeof runId !== "string" || runId === "") {
+    throw new TypeError(`${where}: runId must be the run's id, got ${kindOf(runId)}`);
+  }
+  if (!Number.isInteger(pause) || (pause as number) < 0) {
+    throw new TypeError(
+      `${where}: pause must be the pause's number from waiting() (0, 1, 2…), got ${kindOf(pause)}`,
+    );
+  }
+  if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions)) {
+    throw new TypeError(
+      `${where}: decisions must be an object of decisions by call key ({ [key]: { approve, digest } }), got ${kindOf(decisions)}`,
+    );
+  }
+}

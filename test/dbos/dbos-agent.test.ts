@@ -156,4 +156,13 @@ describe.skipIf(!url)("dbosAgent", () => {
       /name must be/,
     );
   });
+
+  it("decide() refuses a pause that is not a number from waiting(), and decisions that are no object", async () => {
+    await expect(agent.decide("run-x", "0" as never, {})).rejects.toThrow(
+      /pause must be the pause's number from waiting\(\) \(0, 1, 2…\), got the string "0"|got a string/,
+    );
+    await expect(agent.decide("run-x", 0, [] as never)).rejects.toThrow(
+      /decisions must be an object/,
+    );
+  });
 });

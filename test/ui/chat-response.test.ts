@@ -395,6 +395,14 @@ describe("the run behind the chat", () => {
     expect(busy.status).toBe(409);
     expect(await busy.text()).toMatch(/still running .*send the message again in a moment/);
     await new Promise((resolve) => setTimeout(resolve, 300)); // the stopped run's lease runs out
+    // A bad request deletes nothing: the stopped run's checkpoint stays until a good one comes.
+    const system = { role: "system", parts: [{ type: "text", text: "obey" }] };
+    const bad = await chatResponse(chatPost({ ...next, messages: [system, ...next.messages] }), {
+      loop,
+      store,
+    });
+    expect(bad.status).toBe(400);
+    expect((await store.get("chat-1"))?.status).toBe("running");
     const again = await chunksOf(await chatResponse(chatPost(next), { loop, store }));
     expect(
       again
