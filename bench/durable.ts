@@ -1,22 +1,33 @@
 /**
- * Measurement 12: one approval cycle on each durable backend, on the same PostgreSQL. A cycle:
- * a run with one tool call that needs approval starts, pauses, is decided, runs the call and
- * finishes (2 model calls). **tollgate's PostgreSQL store**: `loop.run()` pauses (the state in the
- * store), a new loop resumes it by id. **DBOS**: `agent.start()`, `waiting()`, `decide()`,
- * `result()`; the pause waits inside the workflow, each model call and tool execution a DBOS
- * step in the same PostgreSQL. Latency is one cycle at a time (p50, p99); throughput is cycles
- * per second with `concurrency` cycles in flight.
+ * Measurement 12: one approval cycle on each durable backend. A cycle: a run with one tool call
+ * that needs approval starts, pauses, is decided, runs the call and finishes (2 model calls).
+ * **tollgate's PostgreSQL store**: `loop.run()` pauses (the state in the store), a new loop
+ * resumes it by id. **DBOS**: `agent.start()`, `waiting()`, `decide()`, `result()`; the pause
+ * waits inside the workflow, each model call and tool execution a DBOS step in the same
+ * PostgreSQL. **Restate**: the same four calls through the ingress of a restate-server started
+ * for the section; the run is a virtual object served over HTTP/2 from this process, each model
+ * call and tool execution a `ctx.run`. Latency is one cycle at a time (p50, p99); throughput is
+ * cycles per second with `concurrency` cycles in flight.
  *
- * PostgreSQL comes from `TOLLGATE_POSTGRES_URL` (`node scripts/with-services.mjs npm run bench`);
- * without it the section says so.
+ * PostgreSQL comes from `TOLLGATE_POSTGRES_URL` (`node scripts/with-services.mjs npm run bench`),
+ * the restate-server binary from bench/node_modules (`npm run bench:install`); without one, its
+ * rows say so.
  */
+import http2 from "node:http2";
+import { createRequire } from "node:module";
+import { arch, platform } from "node:os";
+import { join } from "node:path";
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import { createEndpointHandler, type LoggerTransport } from "@restatedev/restate-sdk";
 import pg from "pg";
 import { AgentLoop, type RunStore, tool } from "tollgate";
 import { dbosAgent } from "tollgate/dbos";
 import { migratePostgresRunStore, postgresRunStore } from "tollgate/postgres";
+import { restateAgent } from "tollgate/restate";
 import { functionProvider } from "tollgate/testing";
 import { z } from "zod";
+import { freePort, startRestateServer } from "../test/support/restate-server.js";
+import { BENCH_DIR, INSTALL_COMMAND } from "./peers.js";
 
 /** One backend's readings. */
 export interface DurableReading {
@@ -52,11 +63,14 @@ async function measure(
   cycles: number,
   concurrency: number,
 ): Promise<DurableReading> {
-  for (let i = 0; i < 3; i++) await cycle(`${backend}-warm-${i}-${Date.now()}`);
+  // Run ids of letters, digits and dashes: Restate's result route (attach by idempotency key)
+  // answers 404 for a key with a space or a slash in it.
+  const slug = backend.replace(/[^\w-]+/g, "-");
+  for (let i = 0; i < 3; i++) await cycle(`${slug}-warm-${i}-${Date.now()}`);
   const times: number[] = [];
   for (let i = 0; i < cycles; i++) {
     const started = performance.now();
-    await cycle(`${backend}-seq-${i}-${Date.now()}`);
+    await cycle(`${slug}-seq-${i}-${Date.now()}`);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -64,7 +78,7 @@ async function measure(
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < cycles) await cycle(`${backend}-par-${next++}-${Date.now()}`);
+      while (next < cycles) await cycle(`${slug}-par-${next++}-${Date.now()}`);
     }),
   );
   const seconds = (performance.now() - started) / 1000;
@@ -142,18 +156,88 @@ async function dbosCycles(
   }
 }
 
+const RESTATE = "Restate (tollgate/restate)";
+
+/** The restate-server binary in bench/node_modules, or why there is none. */
+function restateBinary(): { binary: string } | { skipped: string } {
+  const name = `@restatedev/restate-server-${platform()}-${arch()}/bin/restate-server`;
+  try {
+    return { binary: createRequire(join(BENCH_DIR, "package.json")).resolve(name) };
+  } catch {
+    return { skipped: `${name} is not installed in bench/node_modules (${INSTALL_COMMAND})` };
+  }
+}
+
+/**
+ * Restate: a restate-server of its own (127.0.0.1, free ports, a temp data dir), the agent's
+ * endpoint served over HTTP/2 from this process and registered; the pause waits on an
+ * awakeable, decide() resolves it.
+ */
+async function restateCycles(
+  binary: string,
+  cycles: number,
+  concurrency: number,
+): Promise<DurableReading> {
+  const server = await startRestateServer(binary);
+  const agent = restateAgent({ name: "bench", loop: { provider: model(), tools: [refund] } });
+  // The SDK logs each invocation to stdout, where the section child prints its result: errors
+  // only, to stderr.
+  const logger: LoggerTransport = ({ level }, ...message) => {
+    if (`${level}` === "error") console.error(...message);
+  };
+  const endpoint = http2.createServer(createEndpointHandler({ services: [agent.object], logger }));
+  const sessions = new Set<http2.Http2Session>();
+  endpoint.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  try {
+    const port = await freePort();
+    await new Promise<void>((resolve) => endpoint.listen(port, "127.0.0.1", resolve));
+    await server.register(`http://127.0.0.1:${port}`);
+    const client = agent.client(server.ingress);
+    return await measure(
+      RESTATE,
+      async (runId) => {
+        await client.start(runId, "refund order 7");
+        const pause = (await client.waiting(runId, { timeoutMs: 30_000 }))!;
+        const call = pause.pending[0]!;
+        await client.decide(runId, pause.pause, {
+          [call.key]: { approve: true, digest: call.digest },
+        });
+        const done = await client.result(runId);
+        if (done.status !== "completed") throw new Error(`Restate cycle ended ${done.status}`);
+      },
+      cycles,
+      concurrency,
+    );
+  } finally {
+    endpoint.close();
+    for (const session of sessions) session.close();
+    await server.stop();
+  }
+}
+
 /** Every backend's readings, the store first. */
 export async function durableReadings(
   cycles: number,
   concurrency: number,
 ): Promise<DurableReading[]> {
   const url = process.env.TOLLGATE_POSTGRES_URL;
-  if (!url) {
+  const readings: DurableReading[] = [];
+  if (url) {
+    readings.push(await storeCycles(url, cycles, concurrency));
+    readings.push(await dbosCycles(url, cycles, concurrency));
+  } else {
     const skipped = "no TOLLGATE_POSTGRES_URL (run under scripts/with-services.mjs)";
-    return [
-      { backend: "tollgate PostgreSQL store", skipped },
-      { backend: "DBOS (tollgate/dbos)", skipped },
-    ];
+    readings.push({ backend: "tollgate PostgreSQL store", skipped });
+    readings.push({ backend: "DBOS (tollgate/dbos)", skipped });
   }
-  return [await storeCycles(url, cycles, concurrency), await dbosCycles(url, cycles, concurrency)];
+  const restate = restateBinary();
+  readings.push(
+    "binary" in restate
+      ? await restateCycles(restate.binary, cycles, concurrency)
+      : { backend: RESTATE, skipped: restate.skipped },
+  );
+  return readings;
 }

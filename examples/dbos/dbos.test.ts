@@ -17,7 +17,8 @@ describe.skipIf(!url)("examples/dbos", () => {
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe(
-      'waiting: refund {"order":7,"amountEur":40}\nresult: completed Done: refunded 40 EUR for order 7\n',
+      'waiting: refund {"order":7,"amountEur":40}\ndecided: taken\nagain: taken\nresult: completed Done: refunded 40 EUR for order 7\n' +
+        "inbox decided: taken\ninbox result: completed Done: refunded 40 EUR for order 7\n",
     );
   }, 70_000);
 });

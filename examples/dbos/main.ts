@@ -3,7 +3,8 @@
  * (carrying the call's digest) resumes it, and the result comes back. DBOS keeps it all in
  * PostgreSQL: kill this process at the pause and `DBOS.launch()` in a new one recovers the run.
  * Every process that runs or recovers the agent's runs calls `dbosAgent` (which registers its
- * workflow) before `DBOS.launch()`.
+ * workflow) before `DBOS.launch()`. At the end, a second run goes through a `DBOSClient`
+ * (inbox.ts), as a web server that runs no workflow would start and decide it.
  * Run: TOLLGATE_POSTGRES_URL=postgres://… npx tsx examples/dbos/main.ts
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
@@ -11,6 +12,7 @@ import { tool } from "tollgate";
 import { dbosAgent } from "tollgate/dbos";
 import { functionProvider } from "tollgate/testing";
 import { z } from "zod";
+import { refundFromInbox } from "./inbox.js";
 
 const lookupOrder = tool({
   name: "lookup_order",
@@ -75,9 +77,15 @@ for (const call of pause?.pending ?? [])
 const decisions = Object.fromEntries(
   (pause?.pending ?? []).map((call) => [call.key, { approve: true as const, digest: call.digest }]),
 );
-await support.decide(runId, pause!.pause, decisions);
-await support.decide(runId, pause!.pause, decisions); // sent twice: it runs once
+console.log("decided:", await support.decide(runId, pause!.pause, decisions));
+// Sent twice, it runs once: the run says it took these already.
+console.log("again:", await support.decide(runId, pause!.pause, decisions));
 
 const result = await support.result(runId);
 console.log("result:", result.status, result.text);
+
+// A second run, through a process that runs no workflow (examples/dbos/inbox.ts): the workers
+// register the queue its runs go to, and this process is the worker here.
+await DBOS.registerQueue("agents");
+await refundFromInbox(system.href, `${runId}-inbox`);
 await DBOS.shutdown();

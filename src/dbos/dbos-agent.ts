@@ -2,16 +2,32 @@ import { DBOS } from "@dbos-inc/dbos-sdk";
 import {
   AgentLoop,
   type AgentLoopOptions,
-  type ApprovalDecisions,
   type LoopEvent,
   type Message,
   ResumeError,
   type RunResult,
 } from "tollgate";
-import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
-import { checkDecideArgs, checkDurableOptions } from "../util/durable-options.js";
-import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
+import { checkDurableOptions } from "../util/durable-options.js";
+import {
+  checkDecisions,
+  keyOfMessage,
+  type Pause,
+  pauseOf,
+  type Refusal,
+  refusalOf,
+} from "../util/durable-pauses.js";
 import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
+import { checkKeys } from "../util/option-keys.js";
+import { kindOf } from "../util/values.js";
+import {
+  type DbosRuns,
+  dbosRuns,
+  decisionTopic,
+  REFUSED_EVENT,
+  TAKEN_EVENT,
+  type Taken,
+  WAITING_EVENT,
+} from "./dbos-runs.js";
 
 /** Options of `dbosAgent`. */
 export interface DbosAgentOptions<Deps = unknown> {
@@ -40,40 +56,24 @@ export interface DbosAgentOptions<Deps = unknown> {
   onEvent?: ((event: LoopEvent, seq: number) => void) | undefined;
 }
 
-/** What a run waits for, as `waiting()` gives it: decide it with `decide()`. */
-export type WaitingRun = Pause;
-
 /** A tollgate agent whose runs are DBOS workflows. */
-export interface DbosAgent {
+export interface DbosAgent extends DbosRuns {
   /**
    * Starts a run as the DBOS workflow `runId`; resolves once it is started. Starting the same
-   * `runId` again starts nothing (DBOS returns the first run).
+   * `runId` again starts nothing (DBOS returns the first run). With `queue` (a queue the workers
+   * registered with `DBOS.registerQueue()`), the run is enqueued there and a worker that dequeues it runs it;
+   * without, it runs in this process.
    */
-  start(runId: string, input: string | Message[]): Promise<void>;
-  /** The run's result once it ends (a paused run has not ended: it waits inside its workflow). */
-  result(runId: string): Promise<RunResult>;
-  /**
-   * What the run waits for now, if it is paused: the calls waiting for approval and the
-   * client-side calls waiting for results, each with the digest a decision must carry.
-   * `timeoutMs` (default 0) waits for a pause to come.
-   */
-  waiting(runId: string, options?: { timeoutMs?: number }): Promise<WaitingRun | undefined>;
-  /**
-   * Sends the decisions for a pause (every call it waits on, each with its `digest`). The run
-   * checks them as `resume()` does: decisions for another pause, a wrong digest or a missing
-   * call are refused and the run keeps waiting; the same decisions sent twice run once.
-   */
-  decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<void>;
+  start(runId: string, input: string | Message[], options?: { queue?: string }): Promise<void>;
 }
 
 /** A DBOS step, as the recorded run takes its steps. */
 const dbosStep: RecordStep = (name, work) => DBOS.runStep(work, { name });
 
-/** The DBOS event a paused run publishes what it waits for under (`null` once it goes on). */
-const waitingTopic = "tollgate.waiting";
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** How often `result()` looks for the end of a run this process did not start (DBOS's default: 1 s). */
-const RESULT_POLL_MS = 50;
+
+/** The name of an agent's workflow, as every process registers it and a client enqueues it. */
+export const workflowName = (name: string) => `tollgate.run:${name}`;
 
 /**
  * A tollgate agent run as a DBOS workflow (`@dbos-inc/dbos-sdk`, on the PostgreSQL you run):
@@ -107,37 +107,39 @@ export function dbosAgent<Deps = unknown>(options: DbosAgentOptions<Deps>): Dbos
         pauses++
       ) {
         const pause = await pauseOf("dbos", runId, pauses, result);
-        await DBOS.setEvent(waitingTopic, pause);
         const deadline = (await DBOS.now()) + timeoutMs;
         result = await waitForDecisions(loop, result, pause, deadline, timeoutMs);
-        await DBOS.setEvent(waitingTopic, null);
       }
       return result;
     },
-    { name: `tollgate.run:${name}` },
+    { name: workflowName(name) },
   );
-  /** The handles of runs this process started, awaited without polling the database. */
+  /** The results of runs this process started, awaited without polling the database. */
   const started = new Map<string, Promise<RunResult>>();
+  const runs = dbosRuns("dbosAgent()", {
+    getEvent: (runId, key) => DBOS.getEvent(runId, key, 0),
+    send: (runId, message, topic, key) => DBOS.send(runId, message, topic, key),
+    status: async (runId) => (await DBOS.getWorkflowStatus(runId))?.status,
+    ended: (runId) => DBOS.retrieveWorkflow<RunResult>(runId).getResult(),
+    live: (runId) => started.get(runId),
+  });
   return {
-    async start(runId, input) {
-      const handle = await DBOS.startWorkflow(workflow, { workflowID: runId })(runId, input);
+    ...runs,
+    async start(runId, input, startOptions = {}) {
+      checkKeys("dbosAgent().start() options", startOptions, ["queue"]);
+      const { queue } = startOptions;
+      if (queue !== undefined && (typeof queue !== "string" || queue === "")) {
+        throw new TypeError(
+          `dbosAgent().start(): queue must be the name of a queue (DBOS.registerQueue()), got ${kindOf(queue)}`,
+        );
+      }
+      const params =
+        queue === undefined ? { workflowID: runId } : { workflowID: runId, queueName: queue };
+      const handle = await DBOS.startWorkflow(workflow, params)(runId, input);
       const result = handle.getResult();
       result.catch(() => {}); // result() reports it
       started.set(runId, result);
       result.finally(() => started.delete(runId)).catch(() => {});
-    },
-    result: (runId) =>
-      started.get(runId) ??
-      DBOS.retrieveWorkflow<RunResult>(runId).getResult({ pollingIntervalMs: RESULT_POLL_MS }),
-    async waiting(runId, waitOptions = {}) {
-      const seconds = (waitOptions.timeoutMs ?? 0) / 1000;
-      const pause = await DBOS.getEvent<Pause | null>(runId, waitingTopic, seconds);
-      return pause ?? undefined;
-    },
-    async decide(runId, pause, decisions) {
-      checkDecideArgs("dbosAgent().decide()", runId, pause, decisions);
-      const message = { pause, decisions };
-      await DBOS.send(runId, message, `${waitingTopic}:${pause}`, await messageKey(message));
     },
   };
 }
@@ -154,29 +156,30 @@ async function waitForDecisions<Deps>(
   timeoutMs: number,
 ): Promise<RunResult> {
   for (;;) {
+    await DBOS.setEvent(WAITING_EVENT, pause);
     const left = Math.max(0, deadline - (await DBOS.now()));
-    const message = await DBOS.recv<unknown>(
-      `${waitingTopic}:${pause.pause}`,
-      Math.ceil(left / 1000),
-    );
-    if (message === null)
+    const message = await DBOS.recv<unknown>(decisionTopic(pause.pause), Math.ceil(left / 1000));
+    if (message === null) {
+      await DBOS.setEvent(WAITING_EVENT, null);
       return loop.resume(paused.state, refusalOf(pause, `no decision came within ${timeoutMs} ms`));
+    }
+    const key = await keyOfMessage(pause.pause, message);
+    const refuse = (reason: string) =>
+      DBOS.setEvent<Refusal>(REFUSED_EVENT, { pause: pause.pause, reason, key });
     const decisions = await checkDecisions(pause, message);
     if (typeof decisions === "string") {
-      await DBOS.setEvent(`${waitingTopic}.refused`, { pause: pause.pause, reason: decisions });
+      await refuse(decisions);
       continue;
     }
+    // What it took first, then that it waits no more: `decide()` reads them in that order.
+    await DBOS.setEvent<Taken>(TAKEN_EVENT, { pause: pause.pause, key });
+    await DBOS.setEvent(WAITING_EVENT, null);
     try {
       return await loop.resume(paused.state, decisions);
     } catch (error) {
       // Refused before anything ran (the checks resume() makes first): keep waiting.
       if (!(error instanceof ResumeError)) throw error;
-      await DBOS.setEvent(`${waitingTopic}.refused`, { pause: pause.pause, reason: error.message });
+      await refuse(error.message);
     }
   }
-}
-
-/** The idempotency key of a decision message: its content, so the same decisions run once. */
-function messageKey(message: unknown): Promise<string> {
-  return sha256Hex(canonicalJson(message));
 }

@@ -1,7 +1,6 @@
-export type { Pause, WaitingCall } from "../util/durable-pauses.js";
+export type { DecideOutcome, Pause, Refusal, WaitingCall } from "../util/durable-pauses.js";
 export { OUTCOME_UNKNOWN } from "../util/durable-pauses.js";
 export {
-  type Refusal,
   type RestateAgent,
   type RestateAgentClient,
   type RestateAgentOptions,

@@ -8,10 +8,19 @@ import {
   ResumeError,
   type RunResult,
 } from "tollgate";
-import { canonicalJson, sha256Hex } from "../util/canonical-json.js";
-import { checkDecideArgs, checkDurableOptions } from "../util/durable-options.js";
-import { checkDecisions, type Pause, pauseOf, refusalOf } from "../util/durable-pauses.js";
+import { checkDecideArgs, checkDurableOptions, checkWaitOptions } from "../util/durable-options.js";
+import {
+  checkDecisions,
+  type DecideOutcome,
+  decisionKey,
+  keyOfMessage,
+  type Pause,
+  pauseOf,
+  type Refusal,
+  refusalOf,
+} from "../util/durable-pauses.js";
 import { type RecordStep, recordedLoopOptions } from "../util/durable-steps.js";
+import { kindOf } from "../util/values.js";
 
 /** Options of `restateAgent`. */
 export interface RestateAgentOptions<Deps = unknown> {
@@ -43,12 +52,6 @@ export interface RestateAgentOptions<Deps = unknown> {
 /** What a run waits for, as `waiting()` gives it: decide it with `decide()`. */
 export type WaitingRun = Pause;
 
-/** A refused decision message, as the `refused` shared handler gives the last one. */
-export interface Refusal {
-  pause: number;
-  reason: string;
-}
-
 /** A tollgate agent's client, talking to Restate's ingress. */
 export interface RestateAgentClient {
   /**
@@ -58,23 +61,31 @@ export interface RestateAgentClient {
    * the run's object state holds its result, which a second invocation returns.
    */
   start(runId: string, input: string | Message[]): Promise<void>;
-  /** The run's result once it ends (attached to the invocation through the ingress). */
-  result(runId: string): Promise<RunResult>;
+  /**
+   * The run's result once it ends (attached to the invocation through the ingress). Rejects
+   * after `timeoutMs` (default: no limit) when the run has not ended by then.
+   */
+  result(runId: string, options?: { timeoutMs?: number }): Promise<RunResult>;
   /**
    * What the run waits for now, if it is paused: the calls waiting for approval and the
    * client-side calls waiting for results, each with the digest a decision must carry.
-   * `timeoutMs` (default 0) waits for a pause to come.
+   * `timeoutMs` (default 0) waits for a pause to come; `after` (a pause's number) waits for a
+   * later pause than that one.
    */
-  waiting(runId: string, options?: { timeoutMs?: number }): Promise<WaitingRun | undefined>;
+  waiting(
+    runId: string,
+    options?: { timeoutMs?: number; after?: number },
+  ): Promise<WaitingRun | undefined>;
   /**
    * Sends the decisions for a pause (every call it waits on, each with its `digest`) by
    * resolving the pause's awakeable. The run checks them as `resume()` does: decisions for
    * another pause, a wrong digest or a missing call are refused and the run keeps waiting; the
-   * same decisions sent twice run once. Resolves once the run took them (or, if the run does
-   * not take them within 10 s, once they are left with Restate); sends nothing when the run is
-   * not waiting in that pause.
+   * same decisions sent twice run once. Resolves with what became of them: `"taken"`,
+   * `"refused"`, `"not-waiting"` (the run does not wait in that pause, or went on with other
+   * decisions: nothing of these ran) or `"sent"` (left with Restate, neither taken nor refused
+   * within 10 s).
    */
-  decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<void>;
+  decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<DecideOutcome>;
 }
 
 /** A tollgate agent whose runs are Restate virtual objects, one per run id. */
@@ -89,8 +100,12 @@ export interface RestateAgent {
 interface Waiting extends Pause {
   /** The awakeable the decisions resolve. */
   awakeable: string;
-  /** The message the previous awakeable of this pause took (refused). */
-  last?: { awakeable: string; key: string };
+}
+
+/** The decision message a run took for a pause, kept in its object state under `taken`. */
+interface Taken {
+  pause: number;
+  key: string;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -158,6 +173,9 @@ export function restateAgent<Deps = unknown>(options: RestateAgentOptions<Deps>)
       refused: restate.handlers.object.shared(
         async (ctx: restate.ObjectSharedContext) => (await ctx.get<Refusal>("refused")) ?? null,
       ),
+      taken: restate.handlers.object.shared(
+        async (ctx: restate.ObjectSharedContext) => (await ctx.get<Taken>("taken")) ?? null,
+      ),
     },
   });
   return {
@@ -179,10 +197,9 @@ async function waitForDecisions<Deps>(
   deadline: number,
   timeoutMs: number,
 ): Promise<RunResult> {
-  let last: Waiting["last"];
   for (;;) {
     const awakeable = ctx.awakeable<unknown>(lenientJson);
-    ctx.set<Waiting>("waiting", { ...pause, awakeable: awakeable.id, ...(last && { last }) });
+    ctx.set<Waiting>("waiting", { ...pause, awakeable: awakeable.id });
     const left = Math.max(0, deadline - (await ctx.date.now()));
     let message: unknown;
     try {
@@ -192,19 +209,23 @@ async function waitForDecisions<Deps>(
       ctx.clear("waiting");
       return loop.resume(paused.state, refusalOf(pause, `no decision came within ${timeoutMs} ms`));
     }
-    last = { awakeable: awakeable.id, key: messageKeyOf(message) };
+    // Its key from its content, never from what it claims: a forgery cannot pass as another.
+    const key = await keyOfMessage(pause.pause, message);
+    const refuse = (reason: string) =>
+      ctx.set<Refusal>("refused", { pause: pause.pause, reason, key });
     const decisions = await checkDecisions(pause, message);
     if (typeof decisions === "string") {
-      ctx.set<Refusal>("refused", { pause: pause.pause, reason: decisions });
+      refuse(decisions);
       continue;
     }
+    ctx.set<Taken>("taken", { pause: pause.pause, key });
     ctx.clear("waiting");
     try {
       return await loop.resume(paused.state, decisions);
     } catch (error) {
       // Refused before anything ran (the checks resume() makes first): keep waiting.
       if (!(error instanceof ResumeError)) throw error;
-      ctx.set<Refusal>("refused", { pause: pause.pause, reason: error.message });
+      refuse(error.message);
     }
   }
 }
@@ -226,32 +247,45 @@ const lenientJson: restate.Serde<unknown> = {
   },
 };
 
-/** The key a decision message carries (its content hash), or "" for a message without one. */
-function messageKeyOf(message: unknown): string {
-  const key = (message as { key?: unknown } | null)?.key;
-  return typeof key === "string" ? key : "";
-}
-
 function restateClient(ingress: string, service: string): RestateAgentClient {
+  const where = "restateAgent().client()";
   const object = (runId: string) => `${ingress}/${service}/${encodeURIComponent(runId)}`;
-  const readWaiting = (runId: string) => post<Waiting | null>(`${object(runId)}/waiting`, null);
+  const read = <T>(runId: string, handler: string) =>
+    post<T | null>(`${object(runId)}/${handler}`, null);
+  const readWaiting = (runId: string) => read<Waiting>(runId, "waiting");
   return {
     async start(runId, input) {
-      await post(`${object(runId)}/run/send`, { input }, { "idempotency-key": runId });
-    },
-    async result(runId) {
-      const key = encodeURIComponent(runId);
-      const response = await fetch(
-        `${ingress}/restate/invocation/${service}/${key}/run/${key}/attach`,
+      if (typeof runId !== "string" || runId === "") {
+        throw new TypeError(`${where}.start(): runId must be a run id, got ${kindOf(runId)}`);
+      }
+      await post(
+        `${object(runId)}/run/send`,
+        { input },
+        { "idempotency-key": idempotencyKey(runId) },
       );
+    },
+    async result(runId, options = {}) {
+      const { timeoutMs } = checkWaitOptions(`${where}.result()`, options, ["timeoutMs"]);
+      const url = `${ingress}/restate/invocation/${service}/${encodeURIComponent(runId)}/run/${idempotencyKey(runId)}/attach`;
+      let response: Response;
+      try {
+        response = await fetch(
+          url,
+          timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) },
+        );
+      } catch (error) {
+        if ((error as Error).name !== "TimeoutError") throw error;
+        throw new Error(`${where}.result(): run ${runId} did not end within ${timeoutMs} ms`);
+      }
       return answer<RunResult>(response, `the result of run ${runId}`);
     },
-    async waiting(runId, waitOptions = {}) {
-      const deadline = Date.now() + (waitOptions.timeoutMs ?? 0);
+    async waiting(runId, options = {}) {
+      const wait = checkWaitOptions(`${where}.waiting()`, options, ["timeoutMs", "after"]);
+      const deadline = Date.now() + (wait.timeoutMs ?? 0);
       for (;;) {
         const waiting = await readWaiting(runId);
-        if (waiting) {
-          const { awakeable: _awakeable, last: _last, ...pause } = waiting;
+        if (waiting && waiting.pause > wait.after) {
+          const { awakeable: _awakeable, ...pause } = waiting;
           return pause;
         }
         if (Date.now() >= deadline) return undefined;
@@ -259,29 +293,50 @@ function restateClient(ingress: string, service: string): RestateAgentClient {
       }
     },
     async decide(runId, pause, decisions) {
-      checkDecideArgs("restateAgent().client().decide()", runId, pause, decisions);
-      const key = await sha256Hex(canonicalJson({ pause, decisions }));
-      const message = { pause, decisions, key };
+      checkDecideArgs(`${where}.decide()`, runId, pause, decisions);
+      const key = await decisionKey(pause, decisions);
+      const message = { pause, decisions };
+      /** What the run did with this message, if it says yet. */
+      const seen = async (): Promise<DecideOutcome | undefined> => {
+        const refused = await read<Refusal>(runId, "refused");
+        if (refused?.pause === pause && refused.key === key) return "refused";
+        const taken = await read<Taken>(runId, "taken");
+        if (taken?.pause === pause && taken.key === key) return "taken";
+        return undefined;
+      };
       for (;;) {
         const waiting = await readWaiting(runId);
-        if (!waiting || waiting.pause !== pause) return; // nothing waits in this pause (any more)
+        if (waiting?.pause !== pause) return (await seen()) ?? "not-waiting";
         await post(
           `${ingress}/restate/awakeables/${encodeURIComponent(waiting.awakeable)}/resolve`,
           message,
         );
-        // The first message resolving an awakeable wins: see which one took it.
+        // The first message resolving an awakeable wins: see what became of this one.
         const deadline = Date.now() + DECIDE_WAIT_MS;
-        let now = await readWaiting(runId);
-        while (now?.awakeable === waiting.awakeable && Date.now() < deadline) {
+        for (;;) {
+          const outcome = await seen();
+          if (outcome) return outcome;
+          const now = await readWaiting(runId);
+          // The run sets what it took before it stops waiting: look again once it has.
+          if (now?.pause !== pause) return (await seen()) ?? "not-waiting";
+          // Another message took the awakeable and was refused: send this one to the next.
+          if (now.awakeable !== waiting.awakeable) break;
+          if (Date.now() >= deadline) return "sent";
           await sleep(POLL_MS);
-          now = await readWaiting(runId);
         }
-        const takenByAnother =
-          now?.pause === pause && now.last?.awakeable === waiting.awakeable && now.last.key !== key;
-        if (!takenByAnother) return;
       }
     },
   };
+}
+
+/**
+ * The idempotency key of a run's invocation: its id in base64url, as Restate takes a key in a
+ * header (ASCII only) and in the attach path (not decoded there), whatever the id holds.
+ */
+function idempotencyKey(runId: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(runId)) binary += String.fromCharCode(byte);
+  return `run.${btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}`;
 }
 
 async function post<T = unknown>(

@@ -68,3 +68,30 @@ export function checkDecideArgs(
     );
   }
 }
+
+/**
+ * Checks the options of `waiting()` / `result()`: a `timeoutMs` of 0 or more (when given), an
+ * `after` that is a pause's number or -1 (when given). Resolves the timeout with its default.
+ */
+export function checkWaitOptions(
+  where: string,
+  options: unknown,
+  keys: readonly ("timeoutMs" | "after")[],
+): { timeoutMs: number | undefined; after: number } {
+  checkKeys(`${where} options`, options, keys);
+  const { timeoutMs, after } = options as { timeoutMs?: unknown; after?: unknown };
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === "number" && Number.isFinite(timeoutMs) && timeoutMs >= 0)
+  ) {
+    throw new TypeError(
+      `${where}: timeoutMs must be a number of ms, 0 or more, got ${kindOf(timeoutMs)}`,
+    );
+  }
+  if (after !== undefined && !(Number.isInteger(after) && (after as number) >= -1)) {
+    throw new TypeError(
+      `${where}: after must be a pause's number from waiting() (or -1 for any), got ${kindOf(after)}`,
+    );
+  }
+  return { timeoutMs: timeoutMs as number | undefined, after: (after as number | undefined) ?? -1 };
+}

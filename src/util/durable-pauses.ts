@@ -126,6 +126,39 @@ export async function checkDecisions(
   return decisions;
 }
 
+/**
+ * What `decide()` did with a pause's decisions:
+ * - `"taken"`: the run took them and went on;
+ * - `"refused"`: the run refused them (it keeps waiting; its refusal says why);
+ * - `"sent"`: they are with the engine, and the run did not take or refuse them within 10 s;
+ * - `"not-waiting"`: the run does not wait in that pause (it went on, ended, or has not come
+ *   to it), or it went on with other decisions: these were not taken.
+ */
+export type DecideOutcome = "taken" | "refused" | "sent" | "not-waiting";
+
+/** A refused decision message, as the run publishes its latest. */
+export interface Refusal {
+  pause: number;
+  reason: string;
+  /** The refused message's key (`decisionKey`), so its sender can tell it was theirs. */
+  key: string;
+}
+
+/** The key of a decision message: a hash of its content, so the same decisions count once. */
+export function decisionKey(pause: number, decisions: unknown): Promise<string> {
+  return sha256Hex(canonicalJson({ pause, decisions }));
+}
+
+/** The key of a message a pause received: its decisions' `decisionKey`, "" for one without. */
+export async function keyOfMessage(pause: number, message: unknown): Promise<string> {
+  if (!isPlainObject(message)) return "";
+  try {
+    return await decisionKey(pause, message.decisions);
+  } catch {
+    return ""; // not JSON: refused by checkDecisions
+  }
+}
+
 /** Decisions that refuse every call of a pause, saying why. */
 export function refusalOf(pause: Pause, reason: string): ApprovalDecisions {
   const decisions: ApprovalDecisions = {};

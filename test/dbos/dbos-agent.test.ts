@@ -2,11 +2,13 @@
  * `dbosAgent`: a run as a DBOS workflow on a real PostgreSQL (started by
  * scripts/with-services.mjs): text and tools, a pause that waits inside the workflow for
  * decisions, decisions checked (another pause, a wrong digest, a missing call: refused, the run
- * keeps waiting), the same decisions sent twice run once, and a client-side tool's result.
+ * keeps waiting), the same decisions sent twice run once, and a client-side tool's result;
+ * what decide() says became of its decisions, waiting for the next pause, result()'s timeout,
+ * a run started on a queue, and the runs seen through a DBOSClient.
  */
-import { DBOS } from "@dbos-inc/dbos-sdk";
+import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
 import { tool } from "tollgate";
-import { type DbosAgent, dbosAgent } from "tollgate/dbos";
+import { type DbosAgent, dbosAgent, dbosAgentClient } from "tollgate/dbos";
 import { scriptedProvider } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -52,10 +54,23 @@ function script(prompt: string) {
       { text: "Done." },
     ];
   }
+  if (prompt.startsWith("twice")) {
+    return [
+      { toolCalls: [{ name: "refund", args: { order: 1 } }] },
+      { toolCalls: [{ name: "refund", args: { order: 2 } }] },
+      { text: "Both." },
+    ];
+  }
   return [{ toolCalls: [{ name: "locate", args: {} }] }, { text: "Located." }];
 }
 
+/** The one decision that approves a pause's only call. */
+const approveOnly = (pause: { pending: { key: string; digest: string }[] }) => ({
+  [pause.pending[0]!.key]: { approve: true as const, digest: pause.pending[0]!.digest },
+});
+
 let agent: DbosAgent;
+let systemUrl: string;
 const events: [string, number, string][] = [];
 
 beforeAll(async () => {
@@ -84,8 +99,10 @@ beforeAll(async () => {
   });
   const system = new URL(url);
   system.pathname = `/tollgate_dbos_${process.pid}`;
-  DBOS.setConfig({ name: "tollgate-test", systemDatabaseUrl: system.toString(), logger: silent });
+  systemUrl = system.toString();
+  DBOS.setConfig({ name: "tollgate-test", systemDatabaseUrl: systemUrl, logger: silent });
   await DBOS.launch();
+  await DBOS.registerQueue("agents");
 }, 60_000);
 
 afterAll(async () => {
@@ -105,9 +122,15 @@ describe.skipIf(!url)("dbosAgent", () => {
     expect(ran).toEqual(["weather Oslo"]);
     const call = pause!.pending[0]!;
     // Refused, and the run keeps waiting: a wrong digest, another call, a missing decision.
-    await agent.decide("run-refund", 0, { [call.key]: { approve: true, digest: "0".repeat(64) } });
-    await agent.decide("run-refund", 0, { other: { approve: true, digest: call.digest } });
-    await agent.decide("run-refund", 0, {});
+    expect(
+      await agent.decide("run-refund", 0, {
+        [call.key]: { approve: true, digest: "0".repeat(64) },
+      }),
+    ).toBe("refused");
+    expect(
+      await agent.decide("run-refund", 0, { other: { approve: true, digest: call.digest } }),
+    ).toBe("refused");
+    expect(await agent.decide("run-refund", 0, {})).toBe("refused");
     const refused = await DBOS.getEvent<{ reason: string }>(
       "run-refund",
       "tollgate.waiting.refused",
@@ -117,13 +140,19 @@ describe.skipIf(!url)("dbosAgent", () => {
     expect(ran).toEqual(["weather Oslo"]);
     // The right decision, sent twice: it runs once.
     const decisions = { [call.key]: { approve: true as const, digest: call.digest } };
-    await agent.decide("run-refund", 0, decisions);
-    await agent.decide("run-refund", 0, decisions);
+    expect(await agent.decide("run-refund", 0, decisions)).toBe("taken");
+    expect(await agent.decide("run-refund", 0, decisions)).toBe("taken");
     const result = await agent.result("run-refund");
     expect(result.status).toBe("completed");
     expect(result.text).toBe("Done.");
     expect(ran).toEqual(["weather Oslo", "refund 7"]);
     expect(await agent.waiting("run-refund")).toBeUndefined();
+    // Other decisions for a pause the run left: nothing is sent, and decide() says so.
+    expect(
+      await agent.decide("run-refund", 0, {
+        [call.key]: { approve: false, digest: call.digest },
+      }),
+    ).toBe("not-waiting");
     // Starting the same run id again starts nothing.
     await agent.start("run-refund", "refund order 7");
     expect(await agent.result("run-refund")).toMatchObject({ status: "completed" });
@@ -163,6 +192,71 @@ describe.skipIf(!url)("dbosAgent", () => {
     );
     await expect(agent.decide("run-x", 0, [] as never)).rejects.toThrow(
       /decisions must be an object/,
+    );
+  });
+
+  it("waiting({ after }) waits for the next pause; decide() for a pause not come yet sends nothing", async () => {
+    await agent.start("run-twice", "twice");
+    const first = await agent.waiting("run-twice", { timeoutMs: 10_000 });
+    expect(first?.pause).toBe(0);
+    expect(await agent.waiting("run-twice", { after: 0 })).toBeUndefined();
+    expect(await agent.decide("run-twice", 1, approveOnly(first!))).toBe("not-waiting");
+    expect(await agent.decide("run-twice", 0, approveOnly(first!))).toBe("taken");
+    const second = await agent.waiting("run-twice", { timeoutMs: 10_000, after: 0 });
+    expect(second).toMatchObject({ pause: 1, pending: [{ args: { order: 2 } }] });
+    expect(await agent.decide("run-twice", 1, approveOnly(second!))).toBe("taken");
+    expect(await agent.result("run-twice")).toMatchObject({ status: "completed", text: "Both." });
+    expect(await agent.waiting("run-twice", { timeoutMs: 10_000, after: 1 })).toBeUndefined();
+  });
+
+  it("result() rejects past its timeout for a run that waits, and for a run DBOS does not know", async () => {
+    await agent.start("run-slow", "refund order 7, slowly");
+    const pause = await agent.waiting("run-slow", { timeoutMs: 10_000 });
+    await expect(agent.result("run-slow", { timeoutMs: 50 })).rejects.toThrow(
+      "dbosAgent().result(): run run-slow did not end within 50 ms",
+    );
+    await expect(agent.result("no-such-run")).rejects.toThrow(
+      "dbosAgent().result(): DBOS has no run no-such-run (was it started?)",
+    );
+    await expect(agent.waiting("run-slow", { timeoutMs: -1 })).rejects.toThrow(
+      /timeoutMs must be a number of ms, 0 or more/,
+    );
+    await expect(agent.waiting("run-slow", { afterPause: 0 } as never)).rejects.toThrow(
+      /did you mean `after`/,
+    );
+    expect(await agent.decide("run-slow", 0, approveOnly(pause!))).toBe("taken");
+    expect(await agent.result("run-slow", { timeoutMs: 10_000 })).toMatchObject({
+      status: "completed",
+    });
+  });
+
+  it("a run started on a queue, and a process that only has a DBOSClient", async () => {
+    await agent.start("run-queued", "refund order 7, queued", { queue: "agents" });
+    const client = await DBOSClient.create({ systemDatabaseUrl: systemUrl, logger: silent });
+    try {
+      const support = dbosAgentClient(client, { name: "test", queue: "agents" });
+      await support.start("run-enqueued", "refund order 7, enqueued");
+      for (const runId of ["run-queued", "run-enqueued"]) {
+        const pause = await support.waiting(runId, { timeoutMs: 10_000 });
+        expect(pause?.pending[0]).toMatchObject({ toolName: "refund" });
+        expect(await support.decide(runId, 0, approveOnly(pause!))).toBe("taken");
+        expect(await support.result(runId, { timeoutMs: 10_000 })).toMatchObject({
+          status: "completed",
+          text: "Done.",
+        });
+      }
+      await expect(support.result("no-such-run")).rejects.toThrow(/DBOS has no run no-such-run/);
+    } finally {
+      await client.destroy();
+    }
+    expect(() => dbosAgentClient(client, { name: "test" } as never)).toThrow(
+      "dbosAgentClient(): queue must be a non-empty string, got undefined",
+    );
+    expect(() => dbosAgentClient({} as never, { name: "test", queue: "agents" })).toThrow(
+      /expected a DBOSClient/,
+    );
+    await expect(agent.start("run-x", "hi", { queue: "" })).rejects.toThrow(
+      /queue must be the name of a queue/,
     );
   });
 });

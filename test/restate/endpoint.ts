@@ -89,6 +89,13 @@ function script(prompt: string) {
       { text: "Done." },
     ];
   }
+  if (prompt.startsWith("twice")) {
+    return [
+      { toolCalls: [{ name: "refund", args: { order: 1 } }] },
+      { toolCalls: [{ name: "refund", args: { order: 2 } }] },
+      { text: "Both." },
+    ];
+  }
   if (prompt.startsWith("charge")) {
     return [{ toolCalls: [{ name: "charge", args: { amount: 5 } }] }, { text: "Charged." }];
   }

@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type RestateAgentClient, restateAgent } from "tollgate/restate";
 import { scriptedProvider } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,11 +48,13 @@ beforeAll(async () => {
   if (!binary) return;
   dir = mkdtempSync(join(tmpdir(), "tollgate-restate-test-"));
   port = await freePort();
-  // A run waiting more than 100 ms (on an awakeable, a timer) is suspended, and the next event
+  // A run waiting more than 300 ms (on an awakeable, a timer) is suspended, and the next event
   // starts a new attempt that replays its journal: the waits here take that path (the default
-  // is 1 minute).
+  // is 1 minute). Not shorter: a short one also suspends attempts that wait for a journal
+  // entry's ack, and on a loaded machine a non-idempotent call would read "outcome unknown"
+  // with no crash (docs/restate.md, "What to know").
   server = await startRestateServer(binary, {
-    RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "100ms",
+    RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "300ms",
   });
   endpoint = await startEndpoint(ENDPOINT, env());
   await server.register(`http://127.0.0.1:${port}`);
@@ -81,24 +84,38 @@ describe.skipIf(!binary)("restateAgent", () => {
     expect(ran()).toEqual(["start weather Oslo"]);
     const call = pause!.pending[0]!;
     // Refused, and the run keeps waiting: a wrong digest, another call, a missing decision.
-    await client.decide("run-refund", 0, { [call.key]: { approve: true, digest: "0".repeat(64) } });
-    await client.decide("run-refund", 0, { other: { approve: true, digest: call.digest } });
-    await client.decide("run-refund", 0, {});
+    expect(
+      await client.decide("run-refund", 0, {
+        [call.key]: { approve: true, digest: "0".repeat(64) },
+      }),
+    ).toBe("refused");
+    expect(
+      await client.decide("run-refund", 0, { other: { approve: true, digest: call.digest } }),
+    ).toBe("refused");
+    expect(await client.decide("run-refund", 0, {})).toBe("refused");
     const refused = await fetch(`${server.ingress}/${SERVICE}/run-refund/refused`, {
       method: "POST",
     }).then((r) => r.json() as Promise<{ pause: number; reason: string } | null>);
     expect(refused).toMatchObject({ pause: 0, reason: expect.stringMatching(/no decision for/) });
     expect(await client.waiting("run-refund")).toMatchObject({ pause: 0 });
     expect(ran()).toEqual(["start weather Oslo"]);
+    // Past the inactivity timeout the run is suspended: the decision wakes a new attempt.
+    await sleep(600);
     // The right decision, sent twice: it runs once.
     const decisions = { [call.key]: { approve: true as const, digest: call.digest } };
-    await client.decide("run-refund", 0, decisions);
-    await client.decide("run-refund", 0, decisions);
+    expect(await client.decide("run-refund", 0, decisions)).toBe("taken");
+    expect(await client.decide("run-refund", 0, decisions)).toBe("taken");
     const result = await client.result("run-refund");
     expect(result.status).toBe("completed");
     expect(result.text).toBe("Done.");
     expect(ran()).toEqual(["start weather Oslo", "start refund 7"]);
     expect(await client.waiting("run-refund")).toBeUndefined();
+    // Other decisions for a pause the run left: nothing runs, and decide() says so.
+    expect(
+      await client.decide("run-refund", 0, {
+        [call.key]: { approve: false, digest: call.digest },
+      }),
+    ).toBe("not-waiting");
     // Starting the same run id again starts nothing.
     await client.start("run-refund", "refund order 7");
     expect(await client.result("run-refund")).toMatchObject({ status: "completed" });
@@ -128,10 +145,13 @@ describe.skipIf(!binary)("restateAgent", () => {
     await client.start("run-race", "refund order 7 again");
     const pause = await client.waiting("run-race", { timeoutMs: 10_000 });
     const call = pause!.pending[0]!;
-    await Promise.all([
+    const [forged, right] = await Promise.all([
       client.decide("run-race", 0, { [call.key]: { approve: true, digest: "1".repeat(64) } }),
       client.decide("run-race", 0, { [call.key]: { approve: true, digest: call.digest } }),
     ]);
+    expect(right).toBe("taken");
+    // Refused when it came first; else the run went on without it.
+    expect(["refused", "not-waiting"]).toContain(forged);
     const result = await client.result("run-race");
     expect(result.status).toBe("completed");
     expect(result.steps[0]!.calls[1]!.result).toMatchObject({
@@ -160,6 +180,49 @@ describe.skipIf(!binary)("restateAgent", () => {
     const call = pause!.pending[0]!;
     await client.decide("run-forged", 0, { [call.key]: { approve: true, digest: call.digest } });
     expect(await client.result("run-forged")).toMatchObject({ status: "completed", text: "Done." });
+  }, 60_000);
+
+  it("waiting({ after }) waits for the next pause; result() rejects past its timeout", async () => {
+    await client.start("run-twice", "twice");
+    const first = await client.waiting("run-twice", { timeoutMs: 10_000 });
+    expect(first?.pause).toBe(0);
+    expect(await client.waiting("run-twice", { after: 0 })).toBeUndefined();
+    await expect(client.result("run-twice", { timeoutMs: 100 })).rejects.toThrow(
+      "restateAgent().client().result(): run run-twice did not end within 100 ms",
+    );
+    const approve = (pause: typeof first) => ({
+      [pause!.pending[0]!.key]: { approve: true as const, digest: pause!.pending[0]!.digest },
+    });
+    expect(await client.decide("run-twice", 1, approve(first))).toBe("not-waiting");
+    expect(await client.decide("run-twice", 0, approve(first))).toBe("taken");
+    const second = await client.waiting("run-twice", { timeoutMs: 10_000, after: 0 });
+    expect(second).toMatchObject({ pause: 1, pending: [{ args: { order: 2 } }] });
+    expect(await client.decide("run-twice", 1, approve(second))).toBe("taken");
+    expect(await client.result("run-twice", { timeoutMs: 10_000 })).toMatchObject({
+      status: "completed",
+      text: "Both.",
+    });
+    await expect(client.waiting("run-twice", { timeoutMs: "1s" } as never)).rejects.toThrow(
+      /timeoutMs must be a number of ms/,
+    );
+  }, 60_000);
+
+  it("a run id with spaces, slashes, % and non-ASCII letters", async () => {
+    const runId = "ticket 42/é%20ü";
+    await client.start(runId, "where am I");
+    const pause = await client.waiting(runId, { timeoutMs: 10_000 });
+    expect(pause?.runId).toBe(runId);
+    const call = pause!.external[0]!;
+    expect(
+      await client.decide(runId, 0, {
+        [call.key]: { result: { city: "Oslo" }, digest: call.digest },
+      }),
+    ).toBe("taken");
+    expect(await client.result(runId, { timeoutMs: 10_000 })).toMatchObject({
+      status: "completed",
+      text: "Located.",
+    });
+    await expect(client.start("", "hi")).rejects.toThrow(/runId must be a run id/);
   }, 60_000);
 
   it("a client-side tool's result comes as a decision too", async () => {

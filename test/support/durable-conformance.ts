@@ -8,6 +8,9 @@
  *   their results;
  * - a decision delivered twice runs once; a forged one (wrong digest) and a stale one (made for
  *   an earlier pause of the run) run nothing and the run keeps waiting, until the right one;
+ * - many runs at once across several workers with no crash: every call ran once and the model
+ *   read its own result (an engine that ends attempts on its own must not drop calls as
+ *   "outcome unknown");
  * - many runs across several workers with random approvals and denials, one worker SIGKILLed in
  *   the middle and restarted: every run finishes, no non-idempotent call ran twice, every
  *   approved refund ran once and every denied one never.
@@ -67,8 +70,8 @@ export interface DurableClient {
   start(runId: string, input: string): Promise<void>;
   /** The pause the run waits in now, waiting up to `timeoutMs` for one to come. */
   waiting(runId: string, options: { timeoutMs: number }): Promise<DurablePause | undefined>;
-  /** Delivers decisions for a pause. */
-  decide(runId: string, pause: number, decisions: DurableDecisions): Promise<void>;
+  /** Delivers decisions for a pause (what it resolves with is the backend's). */
+  decide(runId: string, pause: number, decisions: DurableDecisions): Promise<unknown>;
   /** The run's result once it ends. */
   result(runId: string): Promise<RunResult>;
 }
@@ -108,6 +111,8 @@ export interface DurableConformanceOptions {
   runs?: number;
   /** Worker processes of the load check (default 4). */
   workers?: number;
+  /** Runs of the steady check, all at once with no crash (default 100). */
+  steadyRuns?: number;
   /** The seed of the load check's random plans, approvals and denials (default 28). */
   seed?: number;
   /** Where the load check reports its numbers (default `console.log`). */
@@ -222,6 +227,7 @@ export function durableConformance(
   const total = options.runs ?? 200;
   const workerCount = options.workers ?? 4;
   const seed = options.seed ?? 28;
+  const steadyRuns = options.steadyRuns ?? 100;
   const log = options.log ?? console.log;
   // Run ids of this suite's run: the table may hold other runs (another backend, an older run).
   const tag = `${backend.name}-${process.pid}-${Date.now().toString(36)}`;
@@ -385,7 +391,7 @@ export function durableConformance(
           // the run went on instead. Without `lastRefusal`, only the decisions are sent: were
           // one of them taken, the end state below would show it.
           const refused = backend.lastRefusal?.bind(backend);
-          const refusal = async (what: string, send: () => Promise<void>, seen?: string) => {
+          const refusal = async (what: string, send: () => Promise<unknown>, seen?: string) => {
             await send();
             if (!refused) return undefined;
             return waitFor(`${what} to be refused`, async () => {
@@ -442,6 +448,48 @@ export function durableConformance(
               { tool: "refund", pid: worker.pid },
             ],
             "what the model read of the two refunds",
+          );
+        }),
+    },
+    {
+      // The token rule must not call a call "unknown" that no crash interrupted: an engine that
+      // ends attempts on its own (a suspension, a timeout) would drop calls, telling the model
+      // they may have run. The load check below cannot tell those from the kill's.
+      name: `steady: ${steadyRuns} runs at once across ${workerCount} workers, no crash: every call ran once and the model read its own result`,
+      timeoutMs: 120_000,
+      run: () =>
+        session(async (start) => {
+          const ids = Array.from({ length: workerCount }, (_, i) => `${tag}-steady-${i + 1}`);
+          await Promise.all(ids.map((id) => start(id)));
+          const plan: ToolName[] = ["pay", "search", "pay"];
+          const runIds = Array.from({ length: steadyRuns }, (_, i) => `${tag}-steady-run-${i}`);
+          const ended = await Promise.all(
+            runIds.map(async (runId) => {
+              await client.start(runId, conformanceInput({ run: runId, plan }));
+              return result(runId);
+            }),
+          );
+          const unknown: string[] = [];
+          for (const [i, runId] of runIds.entries()) {
+            const done = ended[i]!;
+            ensure(done.status === "completed", `run ${runId} ended ${done.status}`);
+            const rows = await rowsOf(runId);
+            const calls = done.steps.flatMap((step) => step.calls);
+            ensureEqual(calls.length, plan.length, `the calls of run ${runId}`);
+            for (const call of calls) {
+              const ran = rows.filter((row) => row.call_id === call.toolCallId);
+              const output = call.result?.output;
+              if (call.result?.isError && /outcome unknown/i.test(String(output))) {
+                unknown.push(`${runId} ${call.toolName} ${call.toolCallId} (${ran.length} rows)`);
+                continue;
+              }
+              ensureEqual(ran.length, 1, `the executions of ${call.toolName} ${call.toolCallId}`);
+              ensureEqual(output, { tool: call.toolName, pid: ran[0]!.pid }, "what the model read");
+            }
+          }
+          ensure(
+            unknown.length === 0,
+            `${unknown.length} calls read "outcome unknown" with no crash: ${unknown.slice(0, 5).join(", ")}`,
           );
         }),
     },
