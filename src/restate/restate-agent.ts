@@ -269,7 +269,7 @@ function restateClient(ingress: string, service: string): RestateAgentClient {
       const url = `${ingress}/restate/invocation/${service}/${encodeURIComponent(runId)}/run/${idempotencyKey(runId)}/attach`;
       let response: Response;
       try {
-        response = await fetch(
+        response = await reach(
           url,
           timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) },
         );
@@ -344,12 +344,26 @@ async function post<T = unknown>(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<T> {
-  const response = await fetch(url, {
+  const response = await reach(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
   return answer<T>(response, `POST ${url}`);
+}
+
+/** `fetch`, with an error that names the ingress it could not reach (not a bare "fetch failed"). */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if ((error as Error).name === "TimeoutError") throw error;
+    const why = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(
+      `restate: cannot reach Restate's ingress at ${new URL(url).origin} (${why?.code ?? why?.message ?? (error as Error).message}); is restate-server running, and is this its ingress URL?`,
+      { cause: error },
+    );
+  }
 }
 
 async function answer<T>(response: Response, what: string): Promise<T> {

@@ -289,6 +289,16 @@ describe.skipIf(!binary)("restateAgent", () => {
     expect(await hasty.waiting("run-hasty")).toBeUndefined();
   }, 60_000);
 
+  it("a client whose ingress is not there says so", async () => {
+    const port = await freePort();
+    const away = restateAgent({ name: "test", loop: { provider: scriptedProvider([]) } }).client(
+      `http://127.0.0.1:${port}`,
+    );
+    await expect(away.decide("run-x", 0, {})).rejects.toThrow(
+      `restate: cannot reach Restate's ingress at http://127.0.0.1:${port} (ECONNREFUSED)`,
+    );
+  });
+
   it("refuses options Restate keeps", () => {
     expect(() =>
       restateAgent({ name: "x", loop: { provider: scriptedProvider([]), store: {} as never } }),
