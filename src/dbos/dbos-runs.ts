@@ -2,6 +2,7 @@ import type { ApprovalDecisions, RunResult } from "tollgate";
 import { checkDecideArgs, checkWaitOptions } from "../util/durable-options.js";
 import {
   type DecideOutcome,
+  type DurableRuns,
   decisionKey,
   type Pause,
   type Refusal,
@@ -19,34 +20,11 @@ export const decisionTopic = (pause: number) => `${WAITING_EVENT}:${pause}`;
 /** What a paused run waits for, as `waiting()` gives it: decide it with `decide()`. */
 export type WaitingRun = Pause;
 
-/** Following and deciding an agent's runs, from any process that reaches DBOS's database. */
-export interface DbosRuns {
-  /**
-   * The run's result once it ends (a paused run has not ended: it waits inside its workflow).
-   * Rejects for a run id DBOS does not know, and after `timeoutMs` (default: no limit) when
-   * the run has not ended by then.
-   */
-  result(runId: string, options?: { timeoutMs?: number }): Promise<RunResult>;
-  /**
-   * What the run waits for now, if it is paused: the calls waiting for approval and the
-   * client-side calls waiting for results, each with the digest a decision must carry.
-   * `timeoutMs` (default 0) waits for a pause to come; `after` (a pause's number) waits for a
-   * later pause than that one. Resolves `undefined` when none comes in time or the run ends.
-   */
-  waiting(
-    runId: string,
-    options?: { timeoutMs?: number; after?: number },
-  ): Promise<WaitingRun | undefined>;
-  /**
-   * Sends the decisions for a pause (every call it waits on, each with its `digest`). The run
-   * checks them as `resume()` does: decisions for another pause, a wrong digest or a missing
-   * call are refused and the run keeps waiting; the same decisions sent twice run once.
-   * Resolves with what became of them: `"taken"`, `"refused"`, `"not-waiting"` (the run does
-   * not wait in that pause, or went on with other decisions) or `"sent"` (neither taken nor
-   * refused within 10 s).
-   */
-  decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<DecideOutcome>;
-}
+/**
+ * Following and deciding an agent's runs, from any process that reaches DBOS's database.
+ * `result()` also rejects for a run id DBOS does not know.
+ */
+export interface DbosRuns extends DurableRuns<ApprovalDecisions> {}
 
 /** What `DbosRuns` needs of DBOS: DBOS itself in a launched process, or a `DBOSClient`. */
 export interface DbosAccess {

@@ -1,4 +1,10 @@
-export type { DecideOutcome, Pause, Refusal, WaitingCall } from "../util/durable-pauses.js";
+export type {
+  DecideOutcome,
+  DurableRuns,
+  Pause,
+  Refusal,
+  WaitingCall,
+} from "../util/durable-pauses.js";
 export { OUTCOME_UNKNOWN } from "../util/durable-pauses.js";
 export { type DbosAgent, type DbosAgentOptions, dbosAgent } from "./dbos-agent.js";
 export {

@@ -12,6 +12,7 @@ import { checkDecideArgs, checkDurableOptions, checkWaitOptions } from "../util/
 import {
   checkDecisions,
   type DecideOutcome,
+  type DurableRuns,
   decisionKey,
   keyOfMessage,
   type Pause,
@@ -52,8 +53,11 @@ export interface RestateAgentOptions<Deps = unknown> {
 /** What a run waits for, as `waiting()` gives it: decide it with `decide()`. */
 export type WaitingRun = Pause;
 
-/** A tollgate agent's client, talking to Restate's ingress. */
-export interface RestateAgentClient {
+/**
+ * A tollgate agent's client, talking to Restate's ingress. `decide()` resolves the pause's
+ * awakeable; `result()` attaches to the run's invocation.
+ */
+export interface RestateAgentClient extends DurableRuns<ApprovalDecisions> {
   /**
    * Starts the run `runId` (ingress `/send`, idempotency key `runId`); resolves once Restate
    * accepted it. Starting the same `runId` again starts nothing: Restate answers with the first
@@ -61,31 +65,6 @@ export interface RestateAgentClient {
    * the run's object state holds its result, which a second invocation returns.
    */
   start(runId: string, input: string | Message[]): Promise<void>;
-  /**
-   * The run's result once it ends (attached to the invocation through the ingress). Rejects
-   * after `timeoutMs` (default: no limit) when the run has not ended by then.
-   */
-  result(runId: string, options?: { timeoutMs?: number }): Promise<RunResult>;
-  /**
-   * What the run waits for now, if it is paused: the calls waiting for approval and the
-   * client-side calls waiting for results, each with the digest a decision must carry.
-   * `timeoutMs` (default 0) waits for a pause to come; `after` (a pause's number) waits for a
-   * later pause than that one.
-   */
-  waiting(
-    runId: string,
-    options?: { timeoutMs?: number; after?: number },
-  ): Promise<WaitingRun | undefined>;
-  /**
-   * Sends the decisions for a pause (every call it waits on, each with its `digest`) by
-   * resolving the pause's awakeable. The run checks them as `resume()` does: decisions for
-   * another pause, a wrong digest or a missing call are refused and the run keeps waiting; the
-   * same decisions sent twice run once. Resolves with what became of them: `"taken"`,
-   * `"refused"`, `"not-waiting"` (the run does not wait in that pause, or went on with other
-   * decisions: nothing of these ran) or `"sent"` (left with Restate, neither taken nor refused
-   * within 10 s).
-   */
-  decide(runId: string, pause: number, decisions: ApprovalDecisions): Promise<DecideOutcome>;
 }
 
 /** A tollgate agent whose runs are Restate virtual objects, one per run id. */

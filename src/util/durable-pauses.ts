@@ -136,6 +136,35 @@ export async function checkDecisions(
  */
 export type DecideOutcome = "taken" | "refused" | "sent" | "not-waiting";
 
+/**
+ * Following and deciding a durable agent's runs: the same on DBOS and Restate (`Decisions` is
+ * the core's `ApprovalDecisions`, which `util/` does not import).
+ */
+export interface DurableRuns<Decisions> {
+  /**
+   * The run's result once it ends (a paused run has not ended: it waits inside the engine).
+   * Rejects after `timeoutMs` (default: no limit) when the run has not ended by then.
+   */
+  result(runId: string, options?: { timeoutMs?: number }): Promise<RunResult>;
+  /**
+   * What the run waits for now, if it is paused: the calls waiting for approval and the
+   * client-side calls waiting for results, each with the digest a decision must carry.
+   * `timeoutMs` (default 0) waits for a pause to come; `after` (a pause's number) waits for a
+   * later pause than that one. `undefined` when none comes in time.
+   */
+  waiting(
+    runId: string,
+    options?: { timeoutMs?: number; after?: number },
+  ): Promise<Pause | undefined>;
+  /**
+   * Sends the decisions for a pause (every call it waits on, each with its `digest`). The run
+   * checks them as `resume()` does: decisions for another pause, a wrong digest or a missing
+   * call are refused and the run keeps waiting; the same decisions sent twice run once.
+   * Resolves with what became of them (`DecideOutcome`).
+   */
+  decide(runId: string, pause: number, decisions: Decisions): Promise<DecideOutcome>;
+}
+
 /** A refused decision message, as the run publishes its latest. */
 export interface Refusal {
   pause: number;
