@@ -113,17 +113,48 @@ export class ToolExecutionError extends TollgateError {
 
 /**
  * A hook threw or answered with something that is not a verdict: a pre-call hook (or args it
- * returned that its tool's schema rejects; no tool of the step ran), or a post-call hook.
+ * returned that its tool's schema rejects; no tool of the step ran), a post-call hook, or a
+ * model-side hook (`by` names it, "pre-model:0"; `toolName` and `toolCallId` are then "").
  */
 export class HookError extends TollgateError {
+  /** A model-side hook's name ("pre-model:<i>" or "post-model:<i>"); absent for a tool hook. */
+  declare readonly by: string | undefined;
+
   constructor(
     message: string,
     readonly hookIndex: number,
     readonly toolName: string,
     readonly toolCallId: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; by?: string },
   ) {
     super(message, options);
+    if (options?.by !== undefined) (this as { by?: string }).by = options.by;
+  }
+}
+
+/**
+ * A model-side hook blocked the run's model call: a `preModelCall` hook its request (phase
+ * "request": it never reached the provider), or a `postModelCall` hook its response (phase
+ * "response": nothing of it reached the transcript, the tools or the listeners). A tripwire:
+ * the run rejects; `messages` is the transcript before the blocked call.
+ */
+export class ModelCallBlockedError extends TollgateError {
+  constructor(
+    /** Which side was blocked: the request before the provider, or the response after it. */
+    readonly phase: "request" | "response",
+    /** The hook's `block` text, or the default "the model request was blocked". */
+    readonly reason: string,
+    /** The 0-based step whose model call was blocked. */
+    readonly step: number,
+    /** The hook that blocked: "pre-model:<i>" or "post-model:<i>". */
+    readonly by: string,
+  ) {
+    const hook = `${by.startsWith("pre") ? "preModelCall" : "postModelCall"}[${by.slice(by.indexOf(":") + 1)}]`;
+    const what =
+      phase === "request"
+        ? "the request was not sent"
+        : "nothing of the response reached the transcript or the tools";
+    super(`${hook} blocked the model ${phase} of step ${step}: ${reason}; ${what}`);
   }
 }
 

@@ -5,6 +5,7 @@ export { type EventStreamOptions, toEventStream } from "./api/to-event-stream.js
 export {
   DuplicateToolError,
   HookError,
+  ModelCallBlockedError,
   ModelRefusalError,
   ModelTimeoutError,
   OutputValidationError,
@@ -36,6 +37,11 @@ export type {
   OutputOption,
   OutputSchema,
 } from "./output/output-option.js";
+export type {
+  OutputValidator,
+  OutputValidatorContext,
+  OutputVerdict,
+} from "./output/output-validator.js";
 export type {
   ApprovalDecision,
   ApprovalDecisions,
@@ -83,9 +89,16 @@ export type {
   LoopListener,
 } from "./types/events.js";
 export type {
+  ModelResponseView,
+  PostModelCallHook,
+  PostModelCallInfo,
+  PostModelCallVerdict,
   PostToolCallHook,
   PostToolCallInfo,
   PostToolCallVerdict,
+  PreModelCallHook,
+  PreModelCallInfo,
+  PreModelCallVerdict,
   PreToolCallHook,
   PreToolCallInfo,
   PreToolCallVerdict,
@@ -129,6 +142,8 @@ export type {
   CallRecord,
   DecidedBy,
   ExternalCall,
+  ModelHookBy,
+  ModelVerdictRecord,
   PendingApproval,
   StepRecord,
   SubRunState,
@@ -141,6 +156,7 @@ export type { ToolAnnotations } from "./types/tool-annotations.js";
 export type {
   FormatToolError,
   RepairInfo,
+  RepairProvider,
   RepairToolCall,
   ToolErrorInfo,
   ToolErrorKind,

@@ -1,6 +1,7 @@
 import { EventStream, type RunEventStream } from "../loop/event-queue.js";
-import type { AgentLoopOptions } from "../options/loop-options.js";
+import type { AgentLoopBaseOptions, DepsOption } from "../options/loop-options.js";
 import { resolveOptions } from "../options/resolve-options.js";
+import { checkStopNames, stopToolNames } from "../options/stop-conditions.js";
 import type { OutputOption } from "../output/output-option.js";
 import { localLeases } from "../state/local-leases.js";
 import type { ApprovalDecisions } from "../state/resume/decisions.js";
@@ -38,9 +39,16 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   /** The loop's options, listeners and leases, and the states it resumed: what its runs share. */
   readonly #loop: RunParts<Deps> & ResumeParts<Deps>;
 
-  constructor(options: AgentLoopOptions<Deps> & { output?: OutputOption<Output> | undefined }) {
+  constructor(
+    options: Omit<AgentLoopBaseOptions<Deps>, "output"> &
+      DepsOption<Deps> & { output?: OutputOption<Output, Deps> | undefined },
+  ) {
+    const resolved = resolveOptions(options);
+    checkStopNames("AgentLoop", resolved.stopWhen, () =>
+      stopToolNames(resolved.tools, resolved.output),
+    );
     this.#loop = {
-      options: resolveOptions(options),
+      options: resolved,
       bus: new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError),
       leases: localLeases(options.store ?? this),
       resumed: undefined,
@@ -93,7 +101,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   /** Runs the agent on a prompt (or a whole transcript) until it ends. */
   async run<O = Output>(
     input: string | Message[],
-    options: RunOptions<Deps> & { output?: OutputOption<O> | undefined } = {},
+    options: Omit<RunOptions<Deps>, "output"> & { output?: OutputOption<O, Deps> | undefined } = {},
   ): Promise<RunResult<O>> {
     const data = freshRunData(this.#loop.options, input, options);
     return startRun(this.#loop, data, options).result as Promise<RunResult<O>>;
@@ -123,7 +131,9 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   async resume<O = Output>(
     state: RunState | string,
     decisions: ApprovalDecisions = {},
-    options: ResumeOptions<Deps> & { output?: OutputOption<O> | undefined } = {},
+    options: Omit<ResumeOptions<Deps>, "output"> & {
+      output?: OutputOption<O, Deps> | undefined;
+    } = {},
   ): Promise<RunResult<O>> {
     const prepared = await prepareResume(this.#loop, state, decisions, options);
     return startRun(this.#loop, prepared.data, options, prepared).result as Promise<RunResult<O>>;

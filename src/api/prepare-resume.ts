@@ -50,7 +50,7 @@ export async function prepareResume<Deps>(
   options: ResumeOptions<Deps>,
 ): Promise<PreparedResume> {
   const { store } = loop.options;
-  checkResumeInput(given, decisions, options, store !== undefined);
+  checkResumeInput(given, decisions, options, store !== undefined, loop.options);
   const runId = typeof given === "string" ? given : (given as { runId?: unknown })?.runId;
   const lease =
     store && typeof runId === "string" ? await takeRun(store, runId, loop.leases) : undefined;

@@ -1,7 +1,7 @@
 import { ResumeError } from "../errors.js";
 import { checkSettings } from "../model/settings.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
-import { checkStopWhen } from "../options/stop-conditions.js";
+import { checkStopNames, checkStopWhen, stopToolNames } from "../options/stop-conditions.js";
 import { checkSignal, checkTimeout, wholeNumber } from "../options/value-checks.js";
 import type { OutputOption, ResolvedOutput } from "../output/output-option.js";
 import { resolveOutput } from "../output/output-option.js";
@@ -73,7 +73,7 @@ export function freshRunData<Deps>(
   options: RunOptions<Deps>,
 ): RunData {
   checkKeys("run() options", options, RUN_KEYS, RUN_ALIASES);
-  checkModelOptions("run()", options);
+  checkModelOptions("run()", options, loop);
   checkSignal("run()", options.signal);
   const runId = options.runId ?? crypto.randomUUID();
   if (typeof runId !== "string" || runId === "") {
@@ -93,6 +93,7 @@ export function checkResumeInput(
   decisions: unknown,
   options: ResumeOptions<any>,
   hasStore: boolean,
+  loop: ResolvedOptions<any>,
 ): void {
   refuseUnawaited(given, decisions);
   if (isPlainObject(options) && Object.hasOwn(options, "limits")) {
@@ -101,7 +102,7 @@ export function checkResumeInput(
     );
   }
   checkKeys("resume() options", options, RESUME_KEYS, RESUME_ALIASES);
-  checkModelOptions("resume()", options);
+  checkModelOptions("resume()", options, loop);
   checkSignal("resume()", options.signal);
   if (typeof given === "string" && given.trimStart().startsWith("{")) {
     throw new ResumeError(
@@ -126,13 +127,23 @@ export function outputOf(
 }
 
 /** A run's own `instructions`, `settings`, `stopWhen` and timeouts, checked as the loop's are. */
-function checkModelOptions(where: string, options: RunOptions<any>): void {
+function checkModelOptions(
+  where: string,
+  options: RunOptions<any>,
+  loop: ResolvedOptions<any>,
+): void {
   const { instructions, settings } = options;
   if (instructions !== undefined && typeof instructions !== "string") {
     throw new TypeError(`${where}: \`instructions\` must be a string, got ${kindOf(instructions)}`);
   }
   checkSettings(where, settings);
-  checkStopWhen(where, options.stopWhen);
+  const stopWhen = checkStopWhen(where, options.stopWhen);
+  // A run's conditions may name the loop's tools and the run's own final-answer tool.
+  if (stopWhen) {
+    checkStopNames(where, stopWhen, () =>
+      stopToolNames(loop.tools, outputOf(loop, options.output)),
+    );
+  }
   checkTimeout(where, "timeoutMs", options.timeoutMs);
   checkTimeout(where, "modelTimeoutMs", options.modelTimeoutMs);
 }

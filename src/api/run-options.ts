@@ -16,7 +16,7 @@ export interface RunOptions<Deps = unknown> {
   /** Settings for this run, over the loop's: a key given here wins, the loop's others stay. */
   settings?: ModelSettings | undefined;
   /** Replaces the loop's structured `output` for this run (`result.output` is typed from it). */
-  output?: OutputOption<any> | undefined;
+  output?: OutputOption<any, Deps> | undefined;
   /**
    * Usage limits for this run, over the loop's, key by key: `{ toolCalls: 3 }` changes that
    * limit and keeps the loop's others. They hold across `resume()`: the state carries them.
@@ -49,7 +49,7 @@ export interface ResumeOptions<Deps = unknown> {
   /** Settings for the rest of the run, over the loop's, key by key. */
   settings?: ModelSettings | undefined;
   /** The structured `output` of the rest of the run, when `run()` was given its own (a state does not hold it). */
-  output?: OutputOption<any> | undefined;
+  output?: OutputOption<any, Deps> | undefined;
   /** The `stopWhen` conditions of the rest of the run (a state does not hold them). */
   stopWhen?: StopCondition<Deps>[] | undefined;
   /** Milliseconds the resumed run may take, instead of the loop's `timeoutMs`. */

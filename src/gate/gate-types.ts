@@ -1,6 +1,7 @@
 import type { ArgsLimits } from "../tools/args.js";
 import type { PreToolCallHook } from "../types/hooks.js";
 import type { ToolCall, ToolCallPart } from "../types/messages.js";
+import type { ModelRequest, Provider } from "../types/provider.js";
 import type { DeniedCall, RememberedDecision } from "../types/run-state.js";
 import type { DecidedBy } from "../types/step-record.js";
 import type { Tool, ToolContext } from "../types/tool.js";
@@ -57,4 +58,15 @@ export interface GateRequest<Deps> {
   remembered?: ((toolName: string) => RememberedDecision | undefined) | undefined;
   /** The loop's `repairToolCall`, for calls whose args failed parsing or validation. */
   repair?: RepairToolCall<Deps> | undefined;
+  /** The step's request as its provider got it, for `repair` (given only with it). */
+  sent?: (() => SentRequest) | undefined;
+}
+
+/** A step's model request as it was sent, and who it was sent to: what a repair may read. */
+export interface SentRequest {
+  request: ModelRequest;
+  provider: Provider;
+  runId: string;
+  /** The run's signal (made when first read). */
+  signal(): AbortSignal;
 }

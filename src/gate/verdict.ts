@@ -4,7 +4,7 @@ import { closest } from "../util/option-keys.js";
 import { isPlainObject } from "../util/values.js";
 
 /** What a verdict key may hold; `undefined` always means "not given". */
-type KeyType = "boolean" | "string" | "boolean | string" | "any";
+export type KeyType = "boolean" | "string" | "boolean | string" | "any";
 
 const PRE_CALL_KEYS: Readonly<Record<keyof PreToolCallVerdict, KeyType>> = {
   stop: "boolean",
@@ -87,7 +87,7 @@ export function readPostCallVerdict(answer: unknown): VerdictRead<PostToolCallVe
 /** A verdict read: the verdict (`undefined`: no opinion), or the problem with the answer. */
 export type VerdictRead<V> = { ok: true; verdict: V | undefined } | { ok: false; problem: string };
 
-function readVerdict<V>(
+export function readVerdict<V>(
   answer: unknown,
   keys: Readonly<Record<string, KeyType>>,
   aliases: Readonly<Record<string, string>>,

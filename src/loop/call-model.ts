@@ -13,7 +13,16 @@ import type {
   Provider,
   ProviderCallOptions,
 } from "../types/provider.js";
+import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { raceSignal } from "../util/race-signal.js";
+import { requestSent } from "./gate-calls.js";
+import {
+  guardRequest,
+  guardResponse,
+  type ModelGuard,
+  releasedParts,
+  unsentResponse,
+} from "./model-hooks.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { modelAnswered } from "./run-record.js";
@@ -29,6 +38,7 @@ export function callModel<Deps>(
   run: RunContext<Deps>,
   step: number,
   tools: ToolsOfStep<Deps>,
+  guard?: ModelGuard,
 ): Promise<ModelResponse> {
   const { output } = run.config;
   const steering = tools.steering;
@@ -53,11 +63,53 @@ export function callModel<Deps>(
   }
   if (tools.toolChoice !== undefined) request.toolChoice = tools.toolChoice;
   if (settings !== undefined) request.settings = settings;
+  if (guard) return guardedCall(run, provider, request, step, tools.shownNames, guard);
   const taken = (response: ModelResponse): ModelResponse => {
     modelAnswered(run, step, response);
     return response;
   };
-  return modelResponse(run, provider, request, step, taken);
+  return modelResponse(run, provider, request, step, taken, undefined);
+}
+
+/**
+ * The model call of a loop with model hooks: the `preModelCall` chain on the request (a stop
+ * sends nothing: the step records an empty response), the provider's response, then the
+ * `postModelCall` chain on it before the run takes it in; the deltas held meanwhile reach
+ * listeners only once the chain passed the response (a stopped or blocked one's never do).
+ */
+function guardedCall<Deps>(
+  run: RunContext<Deps>,
+  provider: Provider,
+  request: ModelRequest,
+  step: number,
+  tools: readonly string[],
+  guard: ModelGuard,
+): Promise<ModelResponse> {
+  const taken = (response: ModelResponse): MaybePromise<ModelResponse> => {
+    if (!guard.held) {
+      modelAnswered(run, step, response);
+      return response;
+    }
+    return andThen(guardResponse(run, step, provider, response, guard), (guarded) => {
+      run.abort.throwIfAborted();
+      if (!guard.stop) {
+        const emit = deltaEmitter(run, step, undefined);
+        for (const part of releasedParts(guard.held!, guard.text)) emit(part);
+      }
+      modelAnswered(run, step, guarded);
+      return guarded;
+    });
+  };
+  const send = (sent: boolean): MaybePromise<ModelResponse> => {
+    if (!sent) return unsentResponse();
+    return modelResponse(run, provider, request, step, taken, guard.held);
+  };
+  const sent = guardRequest(run, step, provider, request, tools, guard);
+  if (!isPromise(sent)) return Promise.resolve(send(sent));
+  return Promise.resolve(sent).then((answer) => {
+    run.abort.throwIfAborted();
+    return send(answer);
+  });
 }
 
 /**
@@ -69,12 +121,15 @@ function modelResponse<Deps>(
   provider: Provider,
   request: ModelRequest,
   step: number,
-  taken: (response: ModelResponse) => ModelResponse,
+  taken: (response: ModelResponse) => MaybePromise<ModelResponse>,
+  held: ModelStreamPart[] | undefined,
 ): Promise<ModelResponse> {
   const ms = run.config.modelTimeoutMs;
   // No timeout: the response as it is (an async wrapper here would cost promises every step).
-  if (ms === undefined) return response(run, provider, request, step, run.abort.signal, taken);
-  return timedResponse(run, provider, request, step, ms).then(taken);
+  if (ms === undefined) {
+    return response(run, provider, request, step, run.abort.signal, held, taken);
+  }
+  return timedResponse(run, provider, request, step, ms, held).then(taken);
 }
 
 /** The response within `ms`, else a `ModelTimeoutError`. */
@@ -84,13 +139,14 @@ async function timedResponse<Deps>(
   request: ModelRequest,
   step: number,
   ms: number,
+  held: ModelStreamPart[] | undefined,
 ): Promise<ModelResponse> {
   // The call's own signal: the run's, and the timeout's, whose reason is a ModelTimeoutError.
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new ModelTimeoutError(ms, provider.name, step)), ms);
   const signal = AbortSignal.any([run.abort.signal, timeout.signal]);
   try {
-    return await raceSignal(response(run, provider, request, step, signal), signal);
+    return await raceSignal(response(run, provider, request, step, signal, held), signal);
   } catch (error) {
     // A provider that gave up on the aborted signal with an error of its own timed out all the same.
     throw timeout.signal.aborted && !run.abort.aborted ? timeout.signal.reason : error;
@@ -109,18 +165,20 @@ function response<Deps>(
   request: ModelRequest,
   step: number,
   signal: AbortSignal,
-  taken: (response: ModelResponse) => ModelResponse = (response) => response,
+  held: ModelStreamPart[] | undefined,
+  taken: (response: ModelResponse) => MaybePromise<ModelResponse> = (response) => response,
 ): Promise<ModelResponse> {
   const options = { signal, runId: run.runId, step };
+  if (run.config.options.repairToolCall) requestSent(run, request);
   const assembler = new ResponseAssembler(provider.name);
+  // Held parts (post-model hooks) are emitted later, through an emitter of their own.
   const outputOf =
-    run.config.output && run.listening() ? outputDeltas(run.config.output) : undefined;
-  const emitDeltas = (part: ModelStreamPart) => {
-    const event = run.listening() && deltaEvent(run.runId, step, part);
-    if (event) run.emit(event);
-    const output = outputOf?.(part);
-    if (output !== undefined) run.emit({ type: "output-delta", runId: run.runId, step, output });
-  };
+    run.config.output && run.listening() && !held ? outputDeltas(run.config.output) : undefined;
+  const emitDeltas = held
+    ? (part: ModelStreamPart) => {
+        held.push(part);
+      }
+    : deltaEmitter(run, step, outputOf);
   if (!provider.stream) {
     let answer: Promise<ModelResponse>;
     try {
@@ -148,6 +206,7 @@ function response<Deps>(
     assembler,
     outputOf,
     emitDeltas,
+    held !== undefined,
   ).then(taken);
 }
 
@@ -162,6 +221,7 @@ async function streamed<Deps>(
   assembler: ResponseAssembler,
   outputOf: ((part: ModelStreamPart) => unknown) | undefined,
   emitDeltas: (part: ModelStreamPart) => void,
+  held: boolean,
 ): Promise<ModelResponse> {
   const parts = provider.stream!(request, options)[Symbol.asyncIterator]();
   let finished = false;
@@ -172,8 +232,8 @@ async function streamed<Deps>(
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);
-      // Text, the part most streamed, goes straight out as its event.
-      if (part.type === "text-delta" && outputOf === undefined) {
+      // Text, the part most streamed, goes straight out as its event (unless held).
+      if (part.type === "text-delta" && outputOf === undefined && !held) {
         if (run.listening())
           run.emit({ type: "text-delta", runId: run.runId, step, text: part.text });
       } else emitDeltas(part);
@@ -184,6 +244,27 @@ async function streamed<Deps>(
     if (!finished) parts.return?.()?.catch?.(() => {});
   }
   return assembler.close();
+}
+
+/**
+ * Hands a response's parts to the listeners as delta events (and, with structured output, as
+ * `output-delta`s, read by `outputOf`; given `undefined`, an emitter makes its own when someone listens).
+ */
+function deltaEmitter<Deps>(
+  run: RunContext<Deps>,
+  step: number,
+  outputOf: ((part: ModelStreamPart) => unknown) | undefined,
+): (part: ModelStreamPart) => void {
+  const output =
+    outputOf ??
+    (run.config.output && run.listening() ? outputDeltas(run.config.output) : undefined);
+  return (part: ModelStreamPart) => {
+    const event = run.listening() && deltaEvent(run.runId, step, part);
+    if (event) run.emit(event);
+    const value = output?.(part);
+    if (value !== undefined)
+      run.emit({ type: "output-delta", runId: run.runId, step, output: value });
+  };
 }
 
 function deltaEvent(runId: string, step: number, part: ModelStreamPart): LoopEvent | undefined {

@@ -1,6 +1,7 @@
 import { gate } from "../gate/gate.js";
+import type { SentRequest } from "../gate/gate-types.js";
 import type { ToolCall, ToolCallPart } from "../types/messages.js";
-import type { FinishReason } from "../types/provider.js";
+import type { FinishReason, ModelRequest } from "../types/provider.js";
 import type { DeniedCall } from "../types/run-state.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
@@ -54,6 +55,8 @@ function gateFrom<Deps>(
   stop: Stop | undefined,
 ): MaybePromise<Stop | undefined> {
   const format = errorText(run.config.options.formatToolError);
+  const { repairToolCall } = run.config.options;
+  const sent = repairToolCall && (() => sentRequest(run, tools));
   const cut = cutBy(step.response.finishReason);
   const cutTools = cut ? new Set<string>() : undefined;
   for (; index < parts.length; index++) {
@@ -91,7 +94,8 @@ function gateFrom<Deps>(
       context: (tool) => toolContext(run, tool, { id: part.id, rawArgs: part.args }, step.index),
       refused: (call) => refusal(run, call),
       remembered: (name) => run.remembered.find((decision) => decision.toolName === name),
-      repair: run.config.options.repairToolCall,
+      repair: repairToolCall,
+      sent,
     });
     const next = index + 1;
     if (isPromise(outcome)) {
@@ -106,6 +110,32 @@ function gateFrom<Deps>(
     stop = judged(run, step, open);
   }
   return stop;
+}
+
+/**
+ * The request each run's model got last, kept (by `requestSent`) only when the loop has a
+ * `repairToolCall`, which may read it. Keyed by the run, so it goes with the run.
+ */
+const sentRequests = new WeakMap<object, ModelRequest>();
+
+/** The model was sent `request` (as the provider got it): a repair of this step reads it. */
+export function requestSent<Deps>(run: RunContext<Deps>, request: ModelRequest): void {
+  sentRequests.set(run, request);
+}
+
+/** The step's request as sent, and its provider (after `prepareStep`), for a repair. */
+function sentRequest<Deps>(run: RunContext<Deps>, tools: ToolsOfStep<Deps>): SentRequest {
+  // A step gated in a process that did not send its request (none is known to do so): the
+  // request as the run would have sent it.
+  const request = sentRequests.get(run) ?? {
+    messages: run.messages.slice(),
+    tools: [...tools.specs],
+    ...((tools.steering?.instructions ?? run.config.instructions) !== undefined && {
+      system: tools.steering?.instructions ?? run.config.instructions,
+    }),
+  };
+  const provider = tools.steering?.provider ?? run.config.options.provider;
+  return { request, provider, runId: run.runId, signal: () => run.abort.signal };
 }
 
 /**

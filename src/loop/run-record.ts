@@ -186,8 +186,9 @@ export function failTool<Deps>(run: RunContext<Deps>, tool: Tool<Deps>, cause: u
 }
 
 /**
- * Counts one failed final answer (under the output's name, as a tool's failures are); throws
- * `OutputValidationError` past the loop's `maxRetries`.
+ * Counts one failed final answer, refused by the schema or by `output.validate` (under the
+ * output's name, as a tool's failures are); throws `OutputValidationError` past the loop's
+ * `maxRetries`.
  */
 export function failOutput<Deps>(run: RunContext<Deps>, problem: string): void {
   const { name } = run.config.output!;
@@ -195,7 +196,7 @@ export function failOutput<Deps>(run: RunContext<Deps>, problem: string): void {
   const { maxRetries } = run.config.options;
   if (failures > maxRetries) {
     throw new OutputValidationError(
-      `the model's final answer failed the output schema more often than the loop's maxRetries (${maxRetries}) allows; the last problem: ${problem}`,
+      `the model's final answer failed the output schema (or output.validate) more often than the loop's maxRetries (${maxRetries}) allows; the last problem: ${problem}`,
     );
   }
 }

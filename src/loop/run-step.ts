@@ -1,5 +1,6 @@
 import { ModelRefusalError, PolicyError } from "../errors.js";
 import { readFinalText } from "../output/final-answer.js";
+import { refusalOf } from "../output/output-validator.js";
 import type { ToolCall, ToolCallPart } from "../types/messages.js";
 import type { Tool } from "../types/tool.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
@@ -8,6 +9,7 @@ import { callPolicy, readBoolean } from "../util/policy-call.js";
 import { callModel } from "./call-model.js";
 import { executeCalls, type Succeeded } from "./execute-calls.js";
 import { gateCalls } from "./gate-calls.js";
+import { modelGuard } from "./model-hooks.js";
 import { prepareStep, type ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { answerRefused, failOutput } from "./run-record.js";
@@ -37,8 +39,10 @@ export async function runStep<Deps>(run: RunContext<Deps>): Promise<StepOutcome>
       model: provider.model,
     });
   }
-  const response = await callModel(run, index, tools);
-  const step = openStep(run, index, started, tools, response);
+  const guard = modelGuard(run);
+  const response = await callModel(run, index, tools, guard);
+  const step = openStep(run, index, started, tools, response, guard?.verdicts);
+  if (guard?.stop) return stoppedByModelHook(run, step, guard.stop);
   throwIfRefused(run, step);
   const parts = response.parts.filter((part): part is ToolCallPart => part.type === "tool-call");
   if (parts.length === 0) {
@@ -75,6 +79,20 @@ export function afterExecution<Deps>(
   const ending = resumed?.endedBy ?? endsRun(run, succeeded, step.tools.callableTools);
   if (!isPromise(ending)) return finishStep(run, step, { endedBy: ending });
   return ending.then((endedBy) => finishStep(run, step, { endedBy }));
+}
+
+/**
+ * A model-side hook stopped the run (`preModelCall`: nothing was sent; `postModelCall`: the
+ * response was withheld, before any of its calls was gated): the step closes with no calls and
+ * the run ends, status "stopped".
+ */
+function stoppedByModelHook<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+  stop: { reason?: string },
+): StepOutcome {
+  finishStep(run, step);
+  return stop.reason === undefined ? { kind: "stopped" } : { kind: "stopped", reason: stop.reason };
 }
 
 /** The step's calls the gate allowed, in call order. */
@@ -172,9 +190,10 @@ export function throwIfRefused<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>
 
 /**
  * A step that ended without tool calls, with structured output: the text is the final answer
- * ("native", "prompted"), validated. A valid one completes the run with it; anything else is
- * fed back to the model in a user message (with the failing paths) and the run goes on,
- * counted against the loop's `maxRetries`; past it, `OutputValidationError`.
+ * ("native", "prompted"), validated by the schema, then by `output.validate` if there is one.
+ * A valid one completes the run with it; anything else is fed back to the model in a user
+ * message (with the failing paths, or the validator's message) and the run goes on, counted
+ * against the loop's `maxRetries`; past it, `OutputValidationError`.
  */
 export function outputOfText<Deps>(
   run: RunContext<Deps>,
@@ -183,15 +202,25 @@ export function outputOfText<Deps>(
   const { output } = run.config;
   if (!output) return { kind: "completed" };
   const text = textOf({ role: "assistant", parts: step.response.parts });
-  return andThen(readFinalText(output, text), (answer): StepOutcome => {
-    run.abort.throwIfAborted();
-    if (answer.ok) return { kind: "completed", output: { value: answer.output } };
-    failOutput(run, answer.problem);
+  const refuse = (problem: string): StepOutcome => {
+    failOutput(run, problem);
+    const end = /[.!?]$/.test(problem) ? "" : ".";
     answerRefused(run, {
       role: "user",
-      content: `Your final answer was not accepted: ${answer.problem}.`,
+      content: `Your final answer was not accepted: ${problem}${end}`,
     });
     return { kind: "continue" };
+  };
+  return andThen(readFinalText(output, text), (answer): MaybePromise<StepOutcome> => {
+    run.abort.throwIfAborted();
+    if (!answer.ok) return refuse(answer.problem);
+    const completed: StepOutcome = { kind: "completed", output: { value: answer.output } };
+    const { validator } = output;
+    if (!validator) return completed;
+    return andThen(refusalOf(validator, answer.output, run, step.index), (refusal) => {
+      run.abort.throwIfAborted();
+      return refusal === undefined ? completed : refuse(refusal);
+    });
   });
 }
 

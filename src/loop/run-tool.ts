@@ -1,4 +1,5 @@
 import { messageOf, PolicyError, RetryError, ToolFailureError } from "../errors.js";
+import { acceptedOrRetry } from "../output/output-validator.js";
 import { isToolError, unnoted } from "../tools/tool-errors.js";
 import { toJsonOutput } from "../tools/tool-output.js";
 import type { ToolContentPart } from "../types/messages.js";
@@ -87,6 +88,9 @@ export function runTool<Deps>(
   let running: unknown;
   try {
     running = invoke(run, open, tools, step, ctx);
+    // The final answer ("tool" mode) passes `output.validate`: a refusal is a RetryError.
+    const validator = tool === run.config.output?.tool ? run.config.output.validator : undefined;
+    if (validator) running = andThen(running, (raw) => acceptedOrRetry(validator, raw, run, step));
   } catch (error) {
     return Promise.resolve(threwOrTimedOut(error));
   }

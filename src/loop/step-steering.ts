@@ -116,7 +116,7 @@ function providerProblem(provider: unknown): string | undefined {
  * copies them (the caller keeps no handle on what is sent), checks them against the state's
  * message schema, then checks the transcript's invariant.
  */
-function readMessages(value: unknown): Read<readonly Message[]> {
+export function readMessages(value: unknown): Read<readonly Message[]> {
   if (!Array.isArray(value)) return { ok: false, problem: `are ${shortForm(value)}, not an array` };
   if (value.length === 0) return { ok: false, problem: "are empty; send at least one message" };
   let messages: Message[];

@@ -6,7 +6,12 @@ import type { LoopEvent } from "../types/events.js";
 import type { ReachedLimit } from "../types/limits.js";
 import type { Message, ToolCall, ToolResult } from "../types/messages.js";
 import type { ModelResponse } from "../types/provider.js";
-import type { CallRecord, DecidedBy, StepRecord } from "../types/step-record.js";
+import type {
+  CallRecord,
+  DecidedBy,
+  ModelVerdictRecord,
+  StepRecord,
+} from "../types/step-record.js";
 import type { StoppedBy } from "../types/stop-conditions.js";
 import type { OpenCall } from "./call-record.js";
 import type { ToolsOfStep } from "./prepare-step.js";
@@ -43,6 +48,8 @@ export interface OpenStep<Deps> {
    * first in call order (`call`, its index in `calls`) names the stop.
    */
   stop?: { by: PostCallBy; reason?: string; call: number };
+  /** What the model-side hooks said in the step (the record's `modelVerdicts`), when they said anything. */
+  modelVerdicts?: ModelVerdictRecord[];
 }
 
 /** The fields of a step record that say what `prepareStep` changed besides the tools. */
@@ -55,6 +62,7 @@ export function openStep<Deps>(
   started: number,
   tools: OfferedTools<Deps> & Pick<ToolsOfStep<Deps>, "steering">,
   response: ModelResponse,
+  modelVerdicts?: ModelVerdictRecord[],
 ): OpenStep<Deps> {
   const { parts, finishReason, usage } = response;
   const step: OpenStep<Deps> = {
@@ -65,6 +73,7 @@ export function openStep<Deps>(
     calls: [],
   };
   if (tools.steering) step.steered = steeringRecord(tools.steering);
+  if (modelVerdicts !== undefined && modelVerdicts.length > 0) step.modelVerdicts = modelVerdicts;
   stepOpened(run, () => recordOf(step));
   return step;
 }
@@ -103,6 +112,7 @@ export function reopenStep<Deps>(
     ...(messages !== undefined && { messages }),
   };
   if (Object.keys(steered).length > 0) step.steered = steered;
+  if (record.modelVerdicts !== undefined) step.modelVerdicts = freezeJson(record.modelVerdicts);
   stepOpened(run, () => recordOf(step));
   return step;
 }
@@ -120,6 +130,7 @@ export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
     ms: performance.now() - step.started,
   };
   if (step.tools.toolChoice !== undefined) record.toolChoice = step.tools.toolChoice;
+  if (step.modelVerdicts !== undefined) record.modelVerdicts = [...step.modelVerdicts];
   return step.steered ? { ...record, ...step.steered } : record;
 }
 

@@ -5,7 +5,12 @@ import type { StoreCalls } from "../state/store-calls.js";
 import type { ArgsLimits } from "../tools/args.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { ListenerErrorHandler, LoopListener } from "../types/events.js";
-import type { PostToolCallHook, PreToolCallHook } from "../types/hooks.js";
+import type {
+  PostModelCallHook,
+  PostToolCallHook,
+  PreModelCallHook,
+  PreToolCallHook,
+} from "../types/hooks.js";
 import type { UsageLimits } from "../types/limits.js";
 import type { ToolSpec } from "../types/messages.js";
 import type { ModelSettings, Provider } from "../types/provider.js";
@@ -41,6 +46,18 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
    * it: replace the output, block it, or stop the run.
    */
   postToolCall?: PostToolCallHook<Deps>[] | undefined;
+  /**
+   * Pre-model hooks, run in this order on every model request before it reaches the provider:
+   * replace the messages sent (redaction), block the request (the run rejects with
+   * `ModelCallBlockedError`), or stop the run.
+   */
+  preModelCall?: PreModelCallHook<Deps>[] | undefined;
+  /**
+   * Post-model hooks, run in this order on every model response before the loop acts on it:
+   * replace its text, block it (`ModelCallBlockedError`), or stop the run. With these, a
+   * response's deltas reach listeners only once the hooks have passed it.
+   */
+  postModelCall?: PostModelCallHook<Deps>[] | undefined;
   policy?: LoopPolicy<Deps> | undefined;
   /** Model calls per run (default 20); past it the run ends with status "max_steps". */
   maxSteps?: number | undefined;
@@ -136,6 +153,8 @@ export interface ResolvedOptions<Deps> {
   hooks: readonly PreToolCallHook<Deps>[];
   /** The post-call chain (`postToolCall`). */
   postHooks: readonly PostToolCallHook<Deps>[];
+  /** The model-side chains (`preModelCall`, `postModelCall`); `undefined` when both are empty, so a loop without them checks one field per step. */
+  modelHooks: ModelHooks<Deps> | undefined;
   policy: LoopPolicy<Deps>;
   maxSteps: number;
   maxParallelToolCalls: number;
@@ -165,4 +184,10 @@ export interface ResolvedOptions<Deps> {
    * the toolset they were made from: a copy of these options with other tools makes its own.
    */
   everyTool: { tools: Toolset<Deps>; offered: unknown } | undefined;
+}
+
+/** The model-side hook chains of a loop that has at least one. */
+export interface ModelHooks<Deps> {
+  pre: readonly PreModelCallHook<Deps>[];
+  post: readonly PostModelCallHook<Deps>[];
 }

@@ -12,7 +12,7 @@ import {
   hookList,
   optionalType,
 } from "./loop-checks.js";
-import type { AgentLoopOptions, ResolvedOptions } from "./loop-options.js";
+import type { AgentLoopOptions, ModelHooks, ResolvedOptions } from "./loop-options.js";
 import { checkStopWhen } from "./stop-conditions.js";
 import { toolsetOf } from "./toolset-of.js";
 import { checkSignal, checkTimeout, wholeNumber } from "./value-checks.js";
@@ -25,6 +25,8 @@ const LOOP_KEYS = [
   "instructions",
   "preToolCall",
   "postToolCall",
+  "preModelCall",
+  "postModelCall",
   "policy",
   "maxSteps",
   "maxParallelToolCalls",
@@ -56,6 +58,9 @@ const LOOP_ALIASES: Record<string, string> = {
   hooks: "preToolCall",
   beforeToolCall: "preToolCall",
   afterToolCall: "postToolCall",
+  inputGuardrails: "preModelCall",
+  beforeModelCall: "preModelCall",
+  afterModelCall: "postModelCall",
   system: "instructions",
   systemPrompt: "instructions",
   prompt: "instructions",
@@ -114,6 +119,7 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     instructions: options.instructions,
     hooks,
     postHooks: hookList("postToolCall", options.postToolCall),
+    modelHooks: modelHooks(options),
     policy: checkPolicy(options.policy),
     maxSteps: wholeNumber("maxSteps", options.maxSteps ?? 20, 1),
     maxParallelToolCalls: wholeNumber("maxParallelToolCalls", options.maxParallelToolCalls ?? 8, 1),
@@ -137,4 +143,11 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
     modelTimeoutMs: checkTimeout("AgentLoop", "modelTimeoutMs", options.modelTimeoutMs),
     everyTool: undefined,
   };
+}
+
+/** The model-side chains, checked as the tool hooks are; `undefined` when neither has a hook. */
+function modelHooks<Deps>(options: AgentLoopOptions<Deps>): ModelHooks<Deps> | undefined {
+  const pre = hookList("preModelCall", options.preModelCall);
+  const post = hookList("postModelCall", options.postModelCall);
+  return pre.length === 0 && post.length === 0 ? undefined : { pre, post };
 }

@@ -37,6 +37,11 @@ export const TOLLGATE = {
   postBy: "tollgate.post.by",
   postReason: "tollgate.post.reason",
   toolMs: "tollgate.tool.ms",
+  /** A model-side hook's verdict (a span event on its model call): phase, verdict, hook, reason. */
+  modelHookPhase: "tollgate.model_hook.phase",
+  modelHookVerdict: "tollgate.model_hook.verdict",
+  modelHookBy: "tollgate.model_hook.by",
+  modelHookReason: "tollgate.model_hook.reason",
   /** `true` where the provider reported no token counts: the `gen_ai.usage.*` counts are left out. */
   usageUnknown: "tollgate.usage.unknown",
 } as const;

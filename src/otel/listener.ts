@@ -57,6 +57,20 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
         chat.end();
         return;
       }
+      case "model-hook": {
+        // A model-side hook's verdict, on its model call's span (a request stopped or blocked
+        // never reaches the provider: its span ends with the run).
+        const chat = run.chats.get(event.step);
+        if (!chat) return;
+        const attributes: Record<string, string> = {
+          [TOLLGATE.modelHookPhase]: event.phase,
+          [TOLLGATE.modelHookVerdict]: event.verdict,
+          [TOLLGATE.modelHookBy]: event.by,
+        };
+        if (event.reason !== undefined) attributes[TOLLGATE.modelHookReason] = event.reason;
+        chat.addEvent("tollgate.model_hook", attributes);
+        return;
+      }
       case "tool-call": {
         const open = tree.tool(run, event.step, event.toolCallId, event.toolName);
         if (recordContent) open.span.setAttribute(GEN_AI.toolArguments, event.rawArgs);

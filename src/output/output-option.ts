@@ -6,6 +6,7 @@ import type { Tool } from "../types/tool.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import { TOOL_NAME } from "../util/tool-name.js";
 import { isPlainObject, kindOf } from "../util/values.js";
+import type { OutputValidator } from "./output-validator.js";
 
 /** How the model gives its final answer: by calling a tool, by the provider's JSON mode, or as JSON text. */
 export type OutputMode = "tool" | "native" | "prompted";
@@ -15,16 +16,22 @@ export type OutputSchema<Output = unknown> = StandardSchema<any, Output>;
 
 /**
  * The `output` option (loop or run): the final answer's schema, or the schema with how the
- * model gives it (`mode`; default "native" when the provider supports it, else "tool") and
- * the name and description of the final-answer tool or JSON schema (default "final_answer").
+ * model gives it (`mode`; default "native" when the provider supports it, else "tool"), the
+ * name and description of the final-answer tool or JSON schema (default "final_answer"), and
+ * a `validate` check that runs on every answer the schema accepted (see `OutputValidator`).
  */
-export type OutputOption<Output = unknown> =
+export type OutputOption<Output = unknown, Deps = any> =
   | OutputSchema<Output>
   | {
       schema: OutputSchema<Output>;
       mode?: OutputMode | undefined;
       name?: string | undefined;
       description?: string | undefined;
+      /**
+       * Checks the parsed answer with the run's `deps` and transcript: return `undefined` to
+       * accept it, a string (or `{ retry }`) to send it back to the model; a throw ends the run.
+       */
+      validate?: OutputValidator<NoInfer<Output>, NoInfer<Deps>> | undefined;
     };
 
 /** The value type an `output` option gives `result.output`. */
@@ -40,6 +47,8 @@ export interface ResolvedOutput {
   validate(value: unknown): ReturnType<StandardSchema["~standard"]["validate"]>;
   /** The final-answer tool, in "tool" mode. */
   readonly tool: Tool<any> | undefined;
+  /** `output.validate`, asked about every answer the schema accepted. */
+  readonly validator: OutputValidator | undefined;
 }
 
 export const DEFAULT_OUTPUT_NAME = "final_answer";
@@ -65,7 +74,7 @@ export function resolveOutput(
 ): ResolvedOutput | undefined {
   if (option === undefined) return undefined;
   const given = isPlainObject(option) && "schema" in option ? option : { schema: option };
-  checkKeys(`${where} output`, given, ["schema", "mode", "name", "description"], {
+  checkKeys(`${where} output`, given, ["schema", "mode", "name", "description", "validate"], {
     type: "schema",
     strategy: "mode",
   });
@@ -74,6 +83,7 @@ export function resolveOutput(
     mode: asked,
     name = DEFAULT_OUTPUT_NAME,
     description: described,
+    validate: validator,
   } = given as Record<string, any>;
   if (asked !== undefined && !MODES.includes(asked)) {
     throw new TypeError(
@@ -87,6 +97,11 @@ export function resolveOutput(
   }
   if (described !== undefined && typeof described !== "string") {
     throw new TypeError(`${where}: output.description must be a string, got ${kindOf(described)}`);
+  }
+  if (validator !== undefined && typeof validator !== "function") {
+    throw new TypeError(
+      `${where}: output.validate must be a function (output, ctx) => undefined | string | { retry }, got ${kindOf(validator)}`,
+    );
   }
   const native = provider.supportsNativeOutput === true;
   const mode: OutputMode = asked ?? (native ? "native" : "tool");
@@ -122,5 +137,6 @@ export function resolveOutput(
     jsonSchema: normalized.jsonSchema,
     validate: (value: unknown) => normalized.validate(value),
     tool: outputTool,
+    validator,
   });
 }

@@ -195,6 +195,21 @@ const stepRecord = {
       additionalProperties: false,
     },
     messages: { type: "integer", minimum: 1 },
+    // What the model-side hooks said in the step.
+    modelVerdicts: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["phase", "by", "verdict"],
+        properties: {
+          phase: { enum: ["request", "response"] },
+          by: { type: "string", pattern: "^(pre|post)-model:(0|[1-9][0-9]*)$" },
+          verdict: { enum: ["messages", "text", "block", "stop"] },
+          reason: { type: "string" },
+        },
+        additionalProperties: false,
+      },
+    },
     // A finished step's tool message (its index in `messages`): its calls' results are there.
     toolMessage: count,
   },

@@ -2,7 +2,7 @@ import type { ToolCall, Usage } from "./messages.js";
 import type { FinishReason, ModelResponse } from "./provider.js";
 import type { RunResult } from "./run-result.js";
 import type { RunStatus } from "./run-state.js";
-import type { DecidedBy, StepRecord, Verdict } from "./step-record.js";
+import type { DecidedBy, ModelHookBy, StepRecord, Verdict } from "./step-record.js";
 
 /** Every event of a run, in the order they happen. Each carries its run's `runId`. */
 export type LoopEvent =
@@ -72,6 +72,22 @@ export type LoopEvent =
       toolName: string;
       verdict: "pass" | "output" | "block" | "stop";
       by: `post:${number}` | "default";
+      reason?: string;
+    }
+  | {
+      /**
+       * A model-side hook's verdict (`preModelCall`: phase "request", `postModelCall`: phase
+       * "response"): one per verdict that changed something, as the hook gave it, before the
+       * request is sent (or the response acted on). Carries no content: what was redacted or
+       * blocked never reaches a listener.
+       */
+      type: "model-hook";
+      runId: string;
+      step: number;
+      phase: "request" | "response";
+      by: ModelHookBy;
+      verdict: "messages" | "text" | "block" | "stop";
+      /** The block's reason, or the stop's `stopReason`, when there is one. */
       reason?: string;
     }
   | {

@@ -90,6 +90,24 @@ export interface StepRecord {
    * trimming); the transcript itself keeps every message.
    */
   messages?: number;
+  /**
+   * What the model-side hooks (`preModelCall`, `postModelCall`) said in this step, in order:
+   * one entry per verdict that changed something. Present only when a hook gave one.
+   */
+  modelVerdicts?: ModelVerdictRecord[];
+}
+
+/** Which model-side hook decided (0-based, as `preModelCall` and `postModelCall` count). */
+export type ModelHookBy = `pre-model:${number}` | `post-model:${number}`;
+
+/** One model-side hook's verdict, as a step record and a `model-hook` event give it. */
+export interface ModelVerdictRecord {
+  /** "request": a `preModelCall` hook, before the provider was called; "response": a `postModelCall` hook. */
+  phase: "request" | "response";
+  by: ModelHookBy;
+  verdict: "messages" | "text" | "block" | "stop";
+  /** The block's reason, or the stop's `stopReason`, when there is one. */
+  reason?: string;
 }
 
 /** A call waiting for a human's decision. */

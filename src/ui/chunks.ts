@@ -72,6 +72,10 @@ export class ChunkWriter {
       }
       case "run-finish":
         return [...this.close(), ...(await this.finish(event.result))];
+      case "model-hook":
+        // A model-side hook's verdict carries no content, and a chat has no part for it: a
+        // redacted, stopped or blocked response's deltas were held back by the loop, so none reached here.
+        return [];
       default:
         return [];
     }

@@ -4,6 +4,7 @@ import type { LoopEventType } from "../types/events.js";
 const EVENT_TYPES: Record<LoopEventType, true> = {
   "run-start": true,
   "step-start": true,
+  "model-hook": true,
   "text-delta": true,
   "reasoning-delta": true,
   "tool-call-delta": true,

@@ -62,6 +62,10 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^repaired: allow \{"to":"bob@example\.com"\} \(repaired from \{'to': 'bob@example\.com'\}\)$/m,
     /^remembered: ana, bob, completed$/m,
   ],
+  "repair-with-model.ts": [
+    /^hook sees \{"to":"bob@example\.com","body":"hi"\}$/m,
+    /^allow \{"to":"bob@example\.com","body":"hi"\} \(repaired from \{"to":"bob","body":"hi"\}\); 2 steps$/m,
+  ],
   "demo.ts": [
     /list_files \{\}\s+ALLOW \(by default\)/,
     // `{}` is judged, and runs, as the default `{ path: "." }` resolved into the sandbox.
@@ -251,6 +255,10 @@ const expectedValue: Record<string, (value: any) => void> = {
       repaired: "allow {\"to\":\"bob@example.com\"} (repaired from {'to': 'bob@example.com'})",
       remembered: ["ana", "bob", "completed"],
     }),
+  "repair-with-model.ts": (value) =>
+    expect(value).toBe(
+      'allow {"to":"bob@example.com","body":"hi"} (repaired from {"to":"bob","body":"hi"}); 2 steps',
+    ),
   "quickstart.ts": (result: RunResult) => {
     expect(result.status).toBe("completed");
     expect(result.text).toBe("It is 21 °C in Oslo.");
