@@ -52,7 +52,8 @@ const PRE_MODEL_KEYS: Readonly<Record<keyof PreModelCallVerdict, KeyType>> = {
   stopReason: "string",
 };
 
-const PRE_MODEL_ALIASES: Readonly<Record<string, string>> = {
+/** Other libraries' names for the verdict keys both phases share. */
+const SHARED_ALIASES: Readonly<Record<string, string>> = {
   deny: "block",
   denied: "block",
   blocked: "block",
@@ -61,6 +62,10 @@ const PRE_MODEL_ALIASES: Readonly<Record<string, string>> = {
   abort: "stop",
   halt: "stop",
   reason: "stopReason",
+};
+
+const PRE_MODEL_ALIASES: Readonly<Record<string, string>> = {
+  ...SHARED_ALIASES,
   input: "messages",
   prompt: "messages",
   redact: "messages",
@@ -78,14 +83,7 @@ const POST_MODEL_KEYS: Readonly<Record<keyof PostModelCallVerdict, KeyType>> = {
 };
 
 const POST_MODEL_ALIASES: Readonly<Record<string, string>> = {
-  deny: "block",
-  denied: "block",
-  blocked: "block",
-  reject: "block",
-  tripwireTriggered: "block or stop",
-  abort: "stop",
-  halt: "stop",
-  reason: "stopReason",
+  ...SHARED_ALIASES,
   output: "text",
   content: "text",
   response: "text",
