@@ -127,15 +127,17 @@ export function requestSent<Deps>(run: RunContext<Deps>, request: ModelRequest):
 function sentRequest<Deps>(run: RunContext<Deps>, tools: ToolsOfStep<Deps>): SentRequest {
   // A step gated in a process that did not send its request (none is known to do so): the
   // request as the run would have sent it.
-  const request = sentRequests.get(run) ?? {
-    messages: run.messages.slice(),
-    tools: [...tools.specs],
-    ...((tools.steering?.instructions ?? run.config.instructions) !== undefined && {
-      system: tools.steering?.instructions ?? run.config.instructions,
-    }),
-  };
+  const request = sentRequests.get(run) ?? rebuiltRequest(run, tools);
   const provider = tools.steering?.provider ?? run.config.options.provider;
   return { request, provider, runId: run.runId, signal: () => run.abort.signal };
+}
+
+/** The request as the run would have sent it, for a step whose request this process did not send. */
+function rebuiltRequest<Deps>(run: RunContext<Deps>, tools: ToolsOfStep<Deps>): ModelRequest {
+  const request: ModelRequest = { messages: run.messages.slice(), tools: [...tools.specs] };
+  const system = tools.steering?.instructions ?? run.config.instructions;
+  if (system !== undefined) request.system = system;
+  return request;
 }
 
 /**
