@@ -15,7 +15,9 @@ export default defineConfig({
     "otel/index": "src/otel/index.ts",
     "event-stream/index": "src/event-stream/index.ts",
     "ui/index": "src/ui/index.ts",
+    "rules/index": "src/rules/index.ts",
     "dbos/index": "src/dbos/index.ts",
+    "cedar/index": "src/cedar/index.ts",
     "restate/index": "src/restate/index.ts",
     "redis/index": "src/redis/index.ts",
     "postgres/index": "src/postgres/index.ts",
@@ -43,6 +45,8 @@ export default defineConfig({
     // The optional peers of tollgate/dbos and tollgate/restate.
     /^@dbos-inc\/dbos-sdk(\/.*)?$/,
     /^@restatedev\/restate-sdk(\/.*)?$/,
+    // The optional peer of tollgate/cedar.
+    /^@cedar-policy\/cedar-wasm(\/.*)?$/,
     // The optional peers of tollgate/redis and tollgate/postgres.
     "ioredis",
     "pg",

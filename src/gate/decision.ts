@@ -37,13 +37,10 @@ export function decide<Deps>(
       "decideToolCall",
       tool.name,
       () =>
-        decideToolCall.call(request.policy, {
-          call,
-          tool,
-          needsApproval: needed,
-          step: request.step,
-          deps: request.deps,
-        }),
+        decideToolCall.call(
+          request.policy,
+          new DecideArgs(call, tool, needed, request.step, request.deps, request.executed),
+        ),
       readDecision,
     );
     return andThen(answer, (decision) => {
@@ -60,6 +57,28 @@ export function decide<Deps>(
       return defaultDecision(needed, call, parsed);
     });
   });
+}
+
+/**
+ * `decideToolCall`'s argument: `executed` is a getter on the prototype, so a policy that does
+ * not read it costs no copy and no closure.
+ */
+class DecideArgs<Deps> {
+  readonly #executed: readonly string[] | undefined;
+  constructor(
+    readonly call: ToolCall,
+    readonly tool: Tool<Deps>,
+    readonly needsApproval: boolean,
+    readonly step: number,
+    readonly deps: Deps,
+    executed: readonly string[] | undefined,
+  ) {
+    this.#executed = executed;
+  }
+  /** Names of the tools executed so far in this run (a copy). */
+  get executed(): string[] {
+    return this.#executed ? this.#executed.slice() : [];
+  }
 }
 
 /** The tool's say, when no one else decided: NEEDS_APPROVAL if it needs approval, else ALLOW. */

@@ -45,6 +45,8 @@ export interface GateRequest<Deps> {
   /** Names of the tools callable in this step, for the "not available" message. */
   callable: readonly string[];
   step: number;
+  /** The run's executed tool names (the live list: `decideToolCall` gets a copy, when read). */
+  executed?: readonly string[] | undefined;
   hooks: readonly PreToolCallHook<Deps>[];
   policy: LoopPolicy<Deps>;
   deps: Deps;

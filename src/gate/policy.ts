@@ -63,6 +63,11 @@ export interface LoopPolicy<Deps = unknown> {
     needsApproval: boolean;
     step: number;
     deps: Deps;
+    /**
+     * Names of the tools that executed successfully in this run before this step, in order
+     * (as `prepareStep` gets them): a copy, made when read. Calls of the same step are not in it.
+     */
+    readonly executed: string[];
   }): Decision | Promise<Decision>;
   endsRun?(args: {
     call: ToolCall;

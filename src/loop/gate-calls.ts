@@ -86,6 +86,7 @@ function gateFrom<Deps>(
       tool: open.tool,
       callable: tools.callableNames,
       step: step.index,
+      executed: run.executed,
       hooks: run.config.options.hooks,
       policy: run.config.options.policy,
       deps: run.config.deps,

@@ -126,11 +126,24 @@ const expectedOutput: Record<string, RegExp[]> = {
     /error "the output of fetch_page was withheld: the run was stopped \(prompt injection in a fetched page\)"/,
     /stopReason: prompt injection in a fetched page/,
   ],
+  "cedar-policy.ts": [
+    /^refund: allow \(permitted by Cedar policy staff-refunds\)$/m,
+    /^delete_account: deny \(forbidden by Cedar policy no-deletes\)$/m,
+    /^needs_approval: Cedar policy big-refunds-ask \(@ask\) permits refund/m,
+    /^bob refunds 900: DENY \(no Cedar policy permits refund for User::"bob"\)$/m,
+  ],
   "policy.ts": [
     /step 0: shown \[search,read_page,final_answer\], callable \[search\]/,
     /read_page: unavailable by default/,
     /read_page: deny by policy \(other\.example\.net is not on the allowlist\)/,
     /status: ended_by_tool, ended by final_answer/,
+  ],
+  "rules-policy.ts": [
+    /decision: 'DENY',\s+rule: 'no-secrets'/,
+    /^read_file: deny \(secrets stay local\)$/m,
+    /^refund: needs-approval \(a refund over 100 EUR needs a human\)$/m,
+    /^status: needs_approval, pending: refund$/m,
+    /^refunded: 40$/m,
   ],
   "resume-stream.ts": [
     /^first submit: 200$/m,
@@ -298,6 +311,15 @@ const expectedValue: Record<string, (value: any) => void> = {
     ]);
     expect(stopped.status).toBe("stopped");
     expect(stopped.stopReason).toBe("the model tried to send an API key");
+  },
+  "rules-policy.ts": (result: RunResult) => {
+    expect(result.status).toBe("needs_approval");
+    expect(result.steps[0]!.calls.map((call) => call.verdict)).toEqual([
+      "allow",
+      "deny",
+      "allow",
+      "needs-approval",
+    ]);
   },
   "policy.ts": (result: RunResult) => {
     expect(result.status).toBe("ended_by_tool");

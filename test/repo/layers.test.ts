@@ -39,7 +39,9 @@ const ENTRIES: Record<string, string[]> = {
   postgres: ["util"],
   "event-stream": ["util", "http"],
   ui: ["util"],
+  rules: ["util"],
   dbos: ["util"],
+  cedar: ["util"],
   restate: ["util"],
 };
 
