@@ -39,7 +39,7 @@ export function decide<Deps>(
       () =>
         decideToolCall.call(
           request.policy,
-          new DecideArgs(call, tool, needed, request.step, request.deps, request.executed),
+          decideArgs(call, tool, needed, request.step, request.deps, request.executed),
         ),
       readDecision,
     );
@@ -60,25 +60,28 @@ export function decide<Deps>(
 }
 
 /**
- * `decideToolCall`'s argument: `executed` is a getter on the prototype, so a policy that does
- * not read it costs no copy and no closure.
+ * `decideToolCall`'s argument, a plain object: `executed` is a getter, so a policy that does
+ * not read it costs no copy of the run's list.
  */
-class DecideArgs<Deps> {
-  readonly #executed: readonly string[] | undefined;
-  constructor(
-    readonly call: ToolCall,
-    readonly tool: Tool<Deps>,
-    readonly needsApproval: boolean,
-    readonly step: number,
-    readonly deps: Deps,
-    executed: readonly string[] | undefined,
-  ) {
-    this.#executed = executed;
-  }
-  /** Names of the tools executed so far in this run (a copy). */
-  get executed(): string[] {
-    return this.#executed ? this.#executed.slice() : [];
-  }
+function decideArgs<Deps>(
+  call: ToolCall,
+  tool: Tool<Deps>,
+  needsApproval: boolean,
+  step: number,
+  deps: Deps,
+  executed: readonly string[] | undefined,
+) {
+  return {
+    call,
+    tool,
+    needsApproval,
+    step,
+    deps,
+    /** Names of the tools executed so far in this run (a copy). */
+    get executed(): string[] {
+      return executed ? executed.slice() : [];
+    },
+  };
 }
 
 /** The tool's say, when no one else decided: NEEDS_APPROVAL if it needs approval, else ALLOW. */

@@ -524,7 +524,7 @@ describe("gate(): the decision", () => {
       const policy = policyOf(undefined, asked);
       now(request({ tool: t, policy, context: () => ctx }));
       expect(asked).toStrictEqual([
-        { call: BOB, tool: t, needsApproval: expected, step: 3, deps: undefined },
+        { call: BOB, tool: t, needsApproval: expected, step: 3, deps: undefined, executed: [] },
       ]);
     }
   });
