@@ -29,6 +29,7 @@ export type { RunEventStream } from "./loop/event-queue.js";
 export type { ProviderDefinition } from "./model/define-provider.js";
 export { defineProvider } from "./model/define-provider.js";
 export { collectResponse } from "./model/response-assembler.js";
+export { handoff, removeToolCalls } from "./options/handoffs.js";
 export type { AgentLoopBaseOptions, AgentLoopOptions, DepsOption } from "./options/loop-options.js";
 export { hasToolCall, stepCountIs } from "./options/stop-conditions.js";
 export type {
@@ -88,6 +89,13 @@ export type {
   LoopEventType,
   LoopListener,
 } from "./types/events.js";
+export type {
+  Handoff,
+  HandoffAgent,
+  HandoffInput,
+  HandoffInputFilter,
+  HandoffOptions,
+} from "./types/handoff.js";
 export type {
   ModelResponseView,
   PostModelCallHook,

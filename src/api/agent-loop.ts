@@ -1,4 +1,5 @@
 import { EventStream, type RunEventStream } from "../loop/event-queue.js";
+import { graphToolNames, registerAgent } from "../options/handoffs.js";
 import type { AgentLoopBaseOptions, DepsOption } from "../options/loop-options.js";
 import { resolveOptions } from "../options/resolve-options.js";
 import { checkStopNames, stopToolNames } from "../options/stop-conditions.js";
@@ -17,7 +18,7 @@ import type { Tool } from "../types/tool.js";
 import type { AgentToolOptions, PromptInput } from "./agent-tool.js";
 import { agentTool } from "./agent-tool.js";
 import { checkEventType, EventBus } from "./event-bus.js";
-import { prepareResume, type ResumeParts } from "./prepare-resume.js";
+import { agentOfState, prepareResume, type ResumeParts } from "./prepare-resume.js";
 import { freshRunData } from "./run-input.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { type RunParts, startRun } from "./start-run.js";
@@ -44,15 +45,25 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       DepsOption<Deps> & { output?: OutputOption<Output, Deps> | undefined },
   ) {
     const resolved = resolveOptions(options);
-    checkStopNames("AgentLoop", resolved.stopWhen, () =>
-      stopToolNames(resolved.tools, resolved.output),
-    );
+    // A handoff target given as a function may not be built yet: its tools are checked at run().
+    const handed = graphToolNames(resolved, true);
+    if (handed) {
+      checkStopNames("AgentLoop", resolved.stopWhen, () =>
+        stopToolNames(resolved.tools, resolved.output, handed),
+      );
+    }
+    registerAgent(this, resolved);
     this.#loop = {
       options: resolved,
       bus: new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError),
       leases: localLeases(options.store ?? this),
       resumed: undefined,
     };
+  }
+
+  /** The agent's name (the `name` option): what states and results record as the agent holding a run. */
+  get name(): string | undefined {
+    return this.#loop.options.name;
   }
 
   /** Listens to one event type of every run; returns the function that stops listening. */
@@ -92,9 +103,12 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       },
       continue: (plan, options, sink) => {
         const data = restore(plan.state);
-        return startRun(this.#loop, data, options, { data, plan, lease: undefined }, sink).result;
+        const agent = agentOfState(this.#loop.options, plan.state);
+        return startRun(this.#loop, data, options, { data, plan, lease: undefined, agent }, sink)
+          .result;
       },
-      plan: (state, decisions) => planResume(this.#loop.options, state, "parent", decisions),
+      plan: (state, decisions) =>
+        planResume(agentOfState(this.#loop.options, state), state, "parent", decisions),
     });
   }
 

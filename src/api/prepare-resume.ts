@@ -1,4 +1,5 @@
 import { ResumeError } from "../errors.js";
+import { findAgent, handedOptions } from "../options/handoffs.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { storedAnswerProblem } from "../output/final-answer.js";
 import type { LocalLeases } from "../state/local-leases.js";
@@ -7,6 +8,7 @@ import type { ApprovalDecisions } from "../state/resume/decisions.js";
 import { planResume, subRunStateIds } from "../state/resume/plan.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import type { StateSource } from "../state/resume/trust.js";
+import { isPaused } from "../state/run-state.js";
 import type { RunLease } from "../state/run-store.js";
 import { type RunData, restore } from "../state/snapshot.js";
 import type { StoreCalls } from "../state/store-calls.js";
@@ -24,6 +26,8 @@ export interface PreparedResume {
   data: RunData;
   plan: ResumePlan;
   lease: RunLease | undefined;
+  /** The options of the agent holding the run (`state.agent`), when it is not the loop itself. */
+  agent?: ResolvedOptions<any> | undefined;
 }
 
 /** What a loop's resumes share: its options, this process's leases, the states it resumed. */
@@ -56,11 +60,10 @@ export async function prepareResume<Deps>(
     store && typeof runId === "string" ? await takeRun(store, runId, loop.leases) : undefined;
   try {
     const { state, source } = await stateToResume(given, store);
+    const agent = agentOfState(loop.options, state);
     // A final-answer call ("tool" mode) a hook or the policy held for approval resumes too.
     const outputTool = outputOf(loop.options, options.output)?.tool;
-    const settings = outputTool
-      ? { ...loop.options, tools: loop.options.tools.with(outputTool) }
-      : loop.options;
+    const settings = outputTool ? { ...agent, tools: agent.tools.with(outputTool) } : agent;
     const plan = await planResume(settings, state, source, decisions);
     const answerProblem = await storedAnswerProblem(
       plan.state,
@@ -76,11 +79,45 @@ export async function prepareResume<Deps>(
     await claim(loop, plan.state.stateId);
     // The paused sub-runs it holds are continued once, too.
     for (const stateId of subRunStateIds(plan)) await claim(loop, stateId);
-    return { data: restore(plan.state, loop.options.limits), plan, lease };
+    const data = restore(plan.state, loop.options.limits);
+    return agent === loop.options ? { data, plan, lease } : { data, plan, lease, agent };
   } catch (error) {
     if (store && lease) await giveBack(loop.leases, store, lease);
     throw error;
   }
+}
+
+/**
+ * The options a state resumes with: those of the agent holding it (`state.agent`), found among
+ * the agents `loop` hands off to, with the run's own settings kept from `loop`
+ * (`handedOptions`); `loop`'s own for a state of no agent or of `loop` itself. A state held by
+ * an agent `loop` does not reach is a `ResumeError`. The state is not trusted yet: its
+ * signature or digests, checked next with `loop`'s key, cover `agent`.
+ */
+export function agentOfState<Deps>(
+  loop: ResolvedOptions<Deps>,
+  state: unknown,
+): ResolvedOptions<Deps> {
+  const agent = (state as { agent?: unknown } | null)?.agent;
+  const { steps, status } = (state ?? {}) as { steps?: unknown; status?: unknown };
+  const open = isPaused(status) || status === "running";
+  const last = Array.isArray(steps) ? (steps[steps.length - 1] as { agent?: unknown }) : undefined;
+  if (open && last?.agent !== undefined && last.agent !== agent) {
+    // The open step is the holding agent's: a handoff takes effect only once its step closed.
+    throw new ResumeError(
+      `the state's last step was run by the agent ${JSON.stringify(last.agent)}, but the state says ${JSON.stringify(agent)} holds the run; it was changed after it was written`,
+    );
+  }
+  if (agent === undefined || agent === loop.name) return loop;
+  if (typeof agent !== "string") throw new ResumeError("the state's `agent` must be a string");
+  const found = findAgent(loop, agent);
+  if (!found) {
+    const own = loop.name === undefined ? "this loop" : `this loop ("${loop.name}")`;
+    throw new ResumeError(
+      `the state is held by the agent "${agent}", which ${own} does not hand off to; resume it on a loop that has "${agent}" among its handoffs (or on "${agent}" itself)`,
+    );
+  }
+  return handedOptions(loop, found);
 }
 
 /**

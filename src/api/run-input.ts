@@ -1,5 +1,6 @@
 import { ResumeError } from "../errors.js";
 import { checkSettings } from "../model/settings.js";
+import { graphToolNames } from "../options/handoffs.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { checkStopNames, checkStopWhen, stopToolNames } from "../options/stop-conditions.js";
 import { checkSignal, checkTimeout, wholeNumber } from "../options/value-checks.js";
@@ -138,12 +139,13 @@ function checkModelOptions(
   }
   checkSettings(where, settings);
   const stopWhen = checkStopWhen(where, options.stopWhen);
-  // A run's conditions may name the loop's tools and the run's own final-answer tool.
-  if (stopWhen) {
-    checkStopNames(where, stopWhen, () =>
-      stopToolNames(loop.tools, outputOf(loop, options.output)),
-    );
-  }
+  // A run's conditions may name the loop's tools, the run's own final-answer tool and the
+  // tools of the agents it hands off to. A loop's own were checked when it was built, unless a
+  // handoff target was not built yet: they are checked here, then.
+  const handed = loop.handoffs ? (graphToolNames(loop) ?? []) : [];
+  const known = () => stopToolNames(loop.tools, outputOf(loop, options.output), handed);
+  if (stopWhen) checkStopNames(where, stopWhen, known);
+  else if (loop.handoffs) checkStopNames(where, loop.stopWhen, known);
   checkTimeout(where, "timeoutMs", options.timeoutMs);
   checkTimeout(where, "modelTimeoutMs", options.modelTimeoutMs);
 }

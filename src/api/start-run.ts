@@ -63,6 +63,8 @@ export function startRun<Deps>(
         if (bus.listening) bus.emit(freezeEvent(event));
       };
   const writes = runWrites(() => run, loop.options);
+  // A resumed run goes on with the agent holding it (a handoff's target: `resumed.agent`).
+  const agent = resumed?.agent ?? loop.options;
   // Every field written out, in one order: a spread here made each run's context a slow
   // object, and the loop reads it at every turn.
   const run: RunContext<Deps> = {
@@ -80,11 +82,12 @@ export function startRun<Deps>(
     callCounts: data.callCounts,
     stepInProgress: data.stepInProgress,
     parent: data.parent,
+    agent: data.agent ?? agent.name,
     config: Object.freeze({
-      options: loop.options,
+      options: agent,
       deps: options.deps === undefined ? loop.options.deps : options.deps,
-      instructions: options.instructions ?? loop.options.instructions,
-      settings: mergeSettings(loop.options.settings, options.settings),
+      instructions: options.instructions ?? agent.instructions,
+      settings: mergeSettings(agent.settings, options.settings),
       output: outputOf(loop.options, options.output),
       stopWhen: checkStopWhen<Deps>("run()", options.stopWhen) ?? loop.options.stopWhen,
       modelTimeoutMs: options.modelTimeoutMs ?? loop.options.modelTimeoutMs,

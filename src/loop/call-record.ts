@@ -177,6 +177,21 @@ export function cutShort<Deps>(
   write(open).record = record;
 }
 
+/**
+ * A second handoff call of one response: not gated and never run, as only the step's first
+ * handoff (`first`, its tool) hands the run over. Not a failure of the tool.
+ */
+export function notHandedOff<Deps>(
+  open: OpenCall<Deps>,
+  first: string,
+  format: FormatToolError = asIs,
+): void {
+  const record = recordWith(open.record, "invalid", "default");
+  record.reason = `one handoff per step, and this step's is ${first}`;
+  record.result = notRunResult(record, "invalid", `not run: ${record.reason}`, format);
+  write(open).record = record;
+}
+
 /** The call's tool is about to run: checkpoints written from now on mark it started. */
 export function started<Deps>(open: OpenCall<Deps>): void {
   const record = recordWith(open.record, open.record.verdict, open.record.by);

@@ -10,10 +10,12 @@ import {
   cutShort,
   decided,
   errorText,
+  notHandedOff,
   notRun,
   type OpenCall,
   stopped,
 } from "./call-record.js";
+import { isHandoffTool } from "./hand-off.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { countFailure } from "./run-record.js";
@@ -59,6 +61,8 @@ function gateFrom<Deps>(
   const sent = repairToolCall && (() => sentRequest(run, tools));
   const cut = cutBy(step.response.finishReason);
   const cutTools = cut ? new Set<string>() : undefined;
+  const { handoffs } = run.config.options;
+  let handoffCall = handoffs && earlierHandoff(run, step);
   for (; index < parts.length; index++) {
     const part = parts[index]!;
     const open = arrived(part, tools.find(part.name));
@@ -72,6 +76,15 @@ function gateFrom<Deps>(
       stopped(open, stop);
       judged(run, step, open);
       continue;
+    }
+    if (handoffs && isHandoffTool(run, open)) {
+      // One handoff per step: only the first handoff call of a response reaches the gate.
+      if (handoffCall !== undefined) {
+        notHandedOff(open, handoffCall, format);
+        judged(run, step, open, false);
+        continue;
+      }
+      handoffCall = part.name;
     }
     if (cut && open.tool && tools.callableNames.includes(part.name)) {
       // A cut response's call may be incomplete: it does not reach the gate, and never runs.
@@ -148,6 +161,11 @@ function rebuiltRequest<Deps>(run: RunContext<Deps>, tools: ToolsOfStep<Deps>): 
  */
 const cutBy = (reason: FinishReason) =>
   reason === "length" || reason === "content-filter" ? reason : undefined;
+
+/** The handoff call among a step's calls gated so far (a gate that answered later resumes here). */
+function earlierHandoff<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): string | undefined {
+  return step.calls.find((open) => isHandoffTool(run, open))?.record.toolName;
+}
 
 /** After a call's verdict: its event, its failure counted; the stop, when it stopped the run. */
 function judged<Deps>(

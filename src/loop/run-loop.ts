@@ -7,6 +7,7 @@ import type { RunState, RunStatus } from "../types/run-state.js";
 import type { StepRecord } from "../types/step-record.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { textOf } from "../util/message-text.js";
+import { handOff } from "./hand-off.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { takeModelCall } from "./run-record.js";
@@ -30,6 +31,8 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
     if (plan) outcome = await resumeStep(run, plan);
     let stepped = plan !== undefined;
     while (outcome.kind === "continue") {
+      // A handoff of the step just closed: the next step is its target's.
+      if (outcome.handoff) await handOff(run, outcome.handoff);
       if (stepped) {
         // After each step that lets the run go on: the stopWhen conditions, in order.
         const asked = stoppedByCondition(run);
@@ -89,6 +92,7 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
     finishReason: lastStep?.response.finishReason ?? "other",
     state,
   };
+  if (run.agent !== undefined) base.agent = run.agent;
   await run.write(state);
   return withStatus(base, outcome, state);
 }

@@ -15,7 +15,7 @@ import type { StepRecord } from "../types/step-record.js";
 import type { Tool } from "../types/tool.js";
 import { addUsage } from "../util/usage.js";
 import { notRun, type OpenCall } from "./call-record.js";
-import type { RunContext } from "./run-context.js";
+import type { RunConfig, RunContext } from "./run-context.js";
 
 /**
  * A run's life, as `call-record.ts` is a call's: the run's data (`RunData`: transcript, steps,
@@ -37,6 +37,32 @@ type Writable = {
 } & { callCounts: { modelCalls: number; toolCalls: number } };
 
 const data = <Deps>(run: RunContext<Deps>) => run as unknown as Writable;
+
+/**
+ * A handoff took effect: `config` (its target's) holds the run from the next step on, with
+ * the transcript `messages` when an input filter wrote one, and `handoff` says so. Decisions
+ * remembered for a tool are forgotten: they were the handing agent's.
+ */
+export function handedOff<Deps>(
+  run: RunContext<Deps>,
+  config: RunConfig<Deps>,
+  messages: Message[] | undefined,
+  taken: { step: number; toolCallId: string; toolName: string },
+): void {
+  const from = run.agent ?? "";
+  const run_ = data(run);
+  (run as { config: RunConfig<Deps> }).config = config;
+  const to = config.options.name!;
+  run_.agent = to;
+  // A remembered decision (`remember: "tool"`) was made for the handing agent's tool of that
+  // name: the target's may be another tool, so it is asked again.
+  if (run_.remembered.length > 0) run_.remembered = [];
+  if (messages) run_.messages = messages;
+  if (run.listening()) {
+    const { step, toolCallId, toolName } = taken;
+    run.emit({ type: "handoff", runId: run.runId, step, toolCallId, toolName, from, to });
+  }
+}
 
 /** A model call is about to be made: it counts against `modelCalls`. */
 export function modelCallTaken<Deps>(run: RunContext<Deps>): void {

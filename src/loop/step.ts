@@ -1,5 +1,6 @@
 import { messageOf } from "../errors.js";
 import type { PostCallBy } from "../gate/post-call.js";
+import type { ResolvedHandoff } from "../options/loop-options.js";
 import { freezeJson } from "../tools/args.js";
 import { errorResult } from "../tools/tool-output.js";
 import type { LoopEvent } from "../types/events.js";
@@ -50,6 +51,8 @@ export interface OpenStep<Deps> {
   stop?: { by: PostCallBy; reason?: string; call: number };
   /** What the model-side hooks said in the step (the record's `modelVerdicts`), when they said anything. */
   modelVerdicts?: ModelVerdictRecord[];
+  /** The agent running the step, when it has a name (the record's `agent`). */
+  agent?: string;
 }
 
 /** The fields of a step record that say what `prepareStep` changed besides the tools. */
@@ -74,6 +77,8 @@ export function openStep<Deps>(
   };
   if (tools.steering) step.steered = steeringRecord(tools.steering);
   if (modelVerdicts !== undefined && modelVerdicts.length > 0) step.modelVerdicts = modelVerdicts;
+  const agent = run.config.options.name;
+  if (agent !== undefined) step.agent = agent;
   stepOpened(run, () => recordOf(step));
   return step;
 }
@@ -113,6 +118,7 @@ export function reopenStep<Deps>(
   };
   if (Object.keys(steered).length > 0) step.steered = steered;
   if (record.modelVerdicts !== undefined) step.modelVerdicts = freezeJson(record.modelVerdicts);
+  if (record.agent !== undefined) step.agent = record.agent;
   stepOpened(run, () => recordOf(step));
   return step;
 }
@@ -131,12 +137,13 @@ export function recordOf<Deps>(step: OpenStep<Deps>): StepRecord {
   };
   if (step.tools.toolChoice !== undefined) record.toolChoice = step.tools.toolChoice;
   if (step.modelVerdicts !== undefined) record.modelVerdicts = [...step.modelVerdicts];
+  if (step.agent !== undefined) record.agent = step.agent;
   return step.steered ? { ...record, ...step.steered } : record;
 }
 
 /** How a step ended, for the loop to decide what comes next. */
 export type StepOutcome =
-  | { kind: "continue" }
+  | { kind: "continue"; handoff?: TakenHandoff<any> }
   | { kind: "completed"; output?: { value: unknown } }
   | { kind: "stopped"; reason?: string }
   | { kind: "ended"; endedBy: ToolCall }
@@ -161,7 +168,36 @@ export function finishStep<Deps>(
       ? step.calls.map((open) => open.record.result!)
       : undefined;
   stepClosed(run, recordOf(step), results);
-  return outcome;
+  if (outcome.kind !== "continue" || !run.config.options.handoffs) return outcome;
+  const handoff = handoffOfStep(run, step);
+  return handoff ? { kind: "continue", handoff } : outcome;
+}
+
+/** A handoff a closed step made: the handoff, and the call that made it. */
+export interface TakenHandoff<Deps> {
+  readonly handoff: ResolvedHandoff<Deps>;
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/**
+ * The handoff a step makes: its first call of one of the agent's handoff tools that the gate
+ * allowed and that ran (a denied, blocked or failed one hands nothing over).
+ */
+function handoffOfStep<Deps>(
+  run: RunContext<Deps>,
+  step: OpenStep<Deps>,
+): TakenHandoff<Deps> | undefined {
+  const handoffs = run.config.options.handoffs!;
+  for (const open of step.calls) {
+    const handoff = handoffs.get(open.record.toolName);
+    const { verdict, result, toolCallId, toolName } = open.record;
+    if (handoff && open.tool === handoff.tool && verdict === "allow" && result?.isError === false) {
+      return { handoff, step: step.index, toolCallId, toolName };
+    }
+  }
+  return undefined;
 }
 
 /** What ended a step with calls: a hook's stop, a usage limit, or a call whose result ends the run. */

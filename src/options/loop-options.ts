@@ -5,6 +5,7 @@ import type { StoreCalls } from "../state/store-calls.js";
 import type { ArgsLimits } from "../tools/args.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { ListenerErrorHandler, LoopListener } from "../types/events.js";
+import type { Handoff, HandoffAgent, HandoffInputFilter } from "../types/handoff.js";
 import type {
   PostModelCallHook,
   PostToolCallHook,
@@ -36,6 +37,18 @@ export type DepsOption<Deps> = undefined extends Deps
 /** Every option of `new AgentLoop()` but `deps` (see `AgentLoopOptions`). */
 export interface AgentLoopBaseOptions<Deps = unknown> {
   provider: Provider;
+  /**
+   * The agent's name (1–64 letters, digits, `_`, `-`): what states, steps and results record
+   * as the agent holding the run. A loop with `handoffs`, and each loop it hands off to, needs one.
+   */
+  name?: string | undefined;
+  /**
+   * Agents this one may hand the run to (OpenAI Agents' handoffs): each is a tool
+   * (`transfer_to_<name>`) that passes the gate like any call; once its step closes, the
+   * target goes on with the transcript and its own tools, instructions and gate. An
+   * `AgentLoop`, or `handoff(loop, { inputFilter, description, toolName })`.
+   */
+  handoffs?: (HandoffAgent | Handoff<Deps>)[] | undefined;
   tools?: Toolset<Deps> | Tool<Deps>[] | Record<string, Tool<Deps>> | undefined;
   /** The system prompt. */
   instructions?: string | undefined;
@@ -145,6 +158,15 @@ export interface AgentLoopBaseOptions<Deps = unknown> {
 /** The options, checked and with defaults filled in, once per loop. */
 export interface ResolvedOptions<Deps> {
   provider: Provider;
+  /** The agent's name (`name`), when it has one. */
+  name: string | undefined;
+  /** The handoffs, by tool name; `undefined` for a loop without any. */
+  handoffs: ReadonlyMap<string, ResolvedHandoff<Deps>> | undefined;
+  /**
+   * For the options a handed-over run uses (`handedOptions`): the options of the loop the run
+   * was started or resumed on, whose run-level settings they keep. `undefined` otherwise.
+   */
+  root: ResolvedOptions<Deps> | undefined;
   tools: Toolset<Deps>;
   /** Specs of every tool, computed once, for steps without `prepareStep`. */
   specs: ToolSpec[];
@@ -184,6 +206,15 @@ export interface ResolvedOptions<Deps> {
    * the toolset they were made from: a copy of these options with other tools makes its own.
    */
   everyTool: { tools: Toolset<Deps>; offered: unknown } | undefined;
+}
+
+/** A handoff of a loop, resolved: its target's name, its tool, its filter, the target's options. */
+export interface ResolvedHandoff<Deps> {
+  readonly agent: string;
+  readonly tool: Tool<Deps>;
+  readonly inputFilter: HandoffInputFilter<Deps> | undefined;
+  /** The target's resolved options (a function target is asked on first use). */
+  options(): ResolvedOptions<Deps>;
 }
 
 /** The model-side hook chains of a loop that has at least one. */

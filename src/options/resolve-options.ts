@@ -1,8 +1,10 @@
 import { checkSettings } from "../model/settings.js";
 import { resolveOutput } from "../output/output-option.js";
 import { storeCalls } from "../state/store-calls.js";
+import { Toolset } from "../tools/toolset.js";
 import { checkKeys } from "../util/option-keys.js";
 import { checkLimits } from "../util/usage-limits.js";
+import { checkAgentName, resolveHandoffs } from "./handoffs.js";
 import {
   checkArgsLimits,
   checkMigrations,
@@ -12,7 +14,12 @@ import {
   hookList,
   optionalType,
 } from "./loop-checks.js";
-import type { AgentLoopOptions, ModelHooks, ResolvedOptions } from "./loop-options.js";
+import type {
+  AgentLoopOptions,
+  ModelHooks,
+  ResolvedHandoff,
+  ResolvedOptions,
+} from "./loop-options.js";
 import { checkStopWhen } from "./stop-conditions.js";
 import { toolsetOf } from "./toolset-of.js";
 import { checkSignal, checkTimeout, wholeNumber } from "./value-checks.js";
@@ -20,6 +27,8 @@ import { checkSignal, checkTimeout, wholeNumber } from "./value-checks.js";
 /** The keys `new AgentLoop()` knows; anything else is a typo, refused. */
 const LOOP_KEYS = [
   "provider",
+  "name",
+  "handoffs",
   "tools",
   "deps",
   "instructions",
@@ -79,7 +88,10 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
       "AgentLoop: `provider` must have a generate() method; build one with defineProvider()",
     );
   }
-  const tools = toolsetOf(options.tools);
+  const name = checkAgentName(options.name);
+  const handoffs = resolveHandoffs<Deps>(options.handoffs, name);
+  const own = toolsetOf(options.tools);
+  const tools = handoffs ? withHandoffTools(own, handoffs) : own;
   const hooks = hookList("preToolCall", options.preToolCall ?? []);
   const repeatDenied = options.repeatDenied ?? "auto-deny";
   if (repeatDenied !== "auto-deny" && repeatDenied !== "ask") {
@@ -113,6 +125,9 @@ export function resolveOptions<Deps>(options: AgentLoopOptions<Deps>): ResolvedO
   checkSignal("AgentLoop", options.signal);
   return {
     provider,
+    name,
+    handoffs,
+    root: undefined,
     tools,
     specs: tools.toSpecs(),
     deps: options.deps as Deps,
@@ -150,4 +165,19 @@ function modelHooks<Deps>(options: AgentLoopOptions<Deps>): ModelHooks<Deps> | u
   const pre = hookList("preModelCall", options.preModelCall);
   const post = hookList("postModelCall", options.postModelCall);
   return pre.length === 0 && post.length === 0 ? undefined : { pre, post };
+}
+
+/** The loop's tools with one tool per handoff; a handoff tool named as a tool is a `TypeError`. */
+function withHandoffTools<Deps>(
+  tools: Toolset<Deps>,
+  handoffs: ReadonlyMap<string, ResolvedHandoff<Deps>>,
+): Toolset<Deps> {
+  for (const name of handoffs.keys()) {
+    if (tools.find(name)) {
+      throw new TypeError(
+        `AgentLoop: the handoff tool "${name}" has the name of a tool of the loop; give the handoff another toolName`,
+      );
+    }
+  }
+  return Toolset.from([...tools, ...[...handoffs.values()].map((handoff) => handoff.tool)]);
 }

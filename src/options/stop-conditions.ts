@@ -84,12 +84,16 @@ export function checkStopNames(
   });
 }
 
-/** The tool names a `stopWhen` condition may wait for: the loop's tools, and the final-answer tool. */
+/**
+ * The tool names a `stopWhen` condition may wait for: the loop's tools, the final-answer tool,
+ * and the tools of the agents the loop hands off to (`handed`).
+ */
 export function stopToolNames(
   tools: { names(): string[] },
   output: { readonly tool: { readonly name: string } | undefined } | undefined,
+  handed: readonly string[] = [],
 ): readonly string[] {
-  const names = tools.names();
+  const names = handed.length === 0 ? tools.names() : [...new Set([...tools.names(), ...handed])];
   return output?.tool ? [...names, output.tool.name] : names;
 }
 

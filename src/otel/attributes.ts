@@ -42,6 +42,9 @@ export const TOLLGATE = {
   modelHookVerdict: "tollgate.model_hook.verdict",
   modelHookBy: "tollgate.model_hook.by",
   modelHookReason: "tollgate.model_hook.reason",
+  /** A handoff (a span event on the run's span): the agent handing over and the one taking the run. */
+  handoffFrom: "tollgate.handoff.from",
+  handoffTo: "tollgate.handoff.to",
   /** `true` where the provider reported no token counts: the `gen_ai.usage.*` counts are left out. */
   usageUnknown: "tollgate.usage.unknown",
 } as const;

@@ -116,6 +116,15 @@ export function otelListener(tracer: Tracer, options?: OtelListenerOptions): Loo
         tree.endTool(run, event.toolCallId);
         return;
       }
+      case "handoff":
+        // The run's span goes on under the agent it started with; the handoff is an event on it.
+        run.span.addEvent("tollgate.handoff", {
+          [TOLLGATE.handoffFrom]: event.from,
+          [TOLLGATE.handoffTo]: event.to,
+          [TOLLGATE.step]: event.step,
+          [GEN_AI.toolCallId]: event.toolCallId,
+        });
+        return;
       case "run-finish":
         // This span's own tokens: a resumed run's `usage` also counts the legs before the pause.
         run.span.setAttributes(usageAttributes(run.usage));

@@ -42,6 +42,8 @@ export interface RunData {
   readonly stepInProgress: (() => StepRecord) | undefined;
   /** A sub-agent's run: the run and call that started it. */
   readonly parent?: SubRunParent | undefined;
+  /** The agent holding the run (its loop's `name`), when it has one; a handoff changes it. */
+  readonly agent?: string | undefined;
 }
 
 /**
@@ -78,6 +80,7 @@ export function snapshot(
   if (run.remembered.length > 0) state.remembered = run.remembered.map((d) => ({ ...d }));
   if (extras.endedBy) state.endedBy = extras.endedBy;
   if (run.parent) state.parent = { ...run.parent };
+  if (run.agent !== undefined) state.agent = run.agent;
   return state;
 }
 
@@ -100,6 +103,7 @@ export function restore(state: RunState, loopLimits: Readonly<UsageLimits> = NO_
     denied: [...state.denied],
     remembered: state.remembered?.map((d) => ({ ...d })) ?? [],
     ...(state.parent ? { parent: state.parent } : {}),
+    ...(state.agent === undefined ? {} : { agent: state.agent }),
     limits: mergeLimits(loopLimits, state.limits),
     callCounts: state.callCounts ? { ...state.callCounts } : countedCalls(state),
     stepInProgress: undefined,

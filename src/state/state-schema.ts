@@ -210,6 +210,7 @@ const stepRecord = {
         additionalProperties: false,
       },
     },
+    agent: text, // the agent that ran the step (a handoff changes it)
     // A finished step's tool message (its index in `messages`): its calls' results are there.
     toolMessage: count,
   },
@@ -339,6 +340,7 @@ export const RUN_STATE_SCHEMA = {
       properties: { runId: id, toolCallId: id },
       additionalProperties: false,
     },
+    agent: text, // the agent holding the run
     endedBy: {
       type: "object",
       required: ["id", "name", "args", "rawArgs"],

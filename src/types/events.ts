@@ -91,6 +91,19 @@ export type LoopEvent =
       reason?: string;
     }
   | {
+      /**
+       * A handoff took effect (`handoffs`): the agent `to` holds the run from the next step
+       * on. `toolCallId` is the handoff call of step `step` that made it.
+       */
+      type: "handoff";
+      runId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      from: string;
+      to: string;
+    }
+  | {
       type: "tool-result";
       runId: string;
       step: number;

@@ -21,6 +21,8 @@ export interface RunResultBase {
    * when approvals and results wait in the same step): supply each on `resume()`.
    */
   external?: ExternalCall[] | undefined;
+  /** The agent holding the run when it ended (its loop's `name`), when it has one: after a handoff, the target. */
+  agent?: string | undefined;
 }
 
 /** Every ending of a run, each status with its own fields; `RunResult` adds `output`. */

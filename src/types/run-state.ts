@@ -85,6 +85,11 @@ export interface RunState {
    * inside its parent's and resumes only through the parent's `resume()`.
    */
   parent?: SubRunParent;
+  /**
+   * The agent holding the run (its loop's `name`), when it has one: after a handoff, the
+   * target. A resume continues with that agent; the signature and digests cover it.
+   */
+  agent?: string;
   signature?: string;
 }
 

@@ -95,6 +95,8 @@ export interface StepRecord {
    * one entry per verdict that changed something. Present only when a hook gave one.
    */
   modelVerdicts?: ModelVerdictRecord[];
+  /** The agent that ran this step (its loop's `name`), when it has one: a handoff changes it. */
+  agent?: string;
 }
 
 /** Which model-side hook decided (0-based, as `preModelCall` and `postModelCall` count). */

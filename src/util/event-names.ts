@@ -17,6 +17,7 @@ const EVENT_TYPES: Record<LoopEventType, true> = {
   "sub-run": true,
   "output-delta": true,
   "step-finish": true,
+  handoff: true,
   "run-finish": true,
   "run-error": true,
 };

@@ -517,3 +517,31 @@ describe("otelListener: a paused sub-agent", () => {
     expect(parentOf(approved)).toBe(idOf(secondSub));
   });
 });
+
+describe("handoffs", () => {
+  it("a handoff is an event on the run's span, naming both agents; the target's model call is a chat span of the same run", async () => {
+    const { tracer, one, named } = tracing();
+    const billing = new AgentLoop({
+      name: "billing",
+      provider: scriptedProvider([{ text: "refunded" }], { model: "billing-model" }),
+    });
+    const triage = new AgentLoop({
+      name: "triage",
+      provider: scriptedProvider([{ toolCalls: [{ name: "transfer_to_billing", args: {} }] }]),
+      handoffs: [billing],
+      onEvent: otelListener(tracer),
+    });
+    const result = await triage.run("a refund, please");
+    expect(result.agent).toBe("billing");
+    const run = one("invoke_agent tollgate");
+    const handoffs = run.events.filter((event) => event.name === "tollgate.handoff");
+    expect(handoffs).toHaveLength(1);
+    expect(handoffs[0]!.attributes).toMatchObject({
+      "tollgate.handoff.from": "triage",
+      "tollgate.handoff.to": "billing",
+      "tollgate.step": 0,
+    });
+    const chats = named("chat billing-model");
+    expect(chats.map(parentOf)).toEqual([idOf(run)]);
+  });
+});

@@ -246,6 +246,15 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^completed: Research done; the writer saved notes\.md\.$/m,
     /^usage, both agents: 600 input \+ 150 output tokens$/m,
   ],
+  "handoffs.ts": [
+    /^handoff at step 1: triage → billing$/m,
+    /^paused on billing: refund \{"order":"A-17","amountEur":80\} waits$/m,
+    /^billing's model read: user, assistant$/m,
+    /^completed on billing: Refunded 80 EUR for order A-17\.$/m,
+    /^steps by: triage, triage, billing, billing$/m,
+    /^resumed again: the store holds another state of run refund-A-17 than the one given/m,
+    /^refunds made: 1 \(A-17 80 EUR\)$/m,
+  ],
   "ai-sdk-model.ts": [
     /^get_weather \{"city":"Oslo"\}: allow by policy$/m,
     /^the model was sent: \[\{"type":"tool-result","toolCallId":"call_1","toolName":"get_weather","output":\{"type":"json","value":\{"city":"Oslo","tempC":21\}\}\}\]$/m,
@@ -345,6 +354,36 @@ const expectedValue: Record<string, (value: any) => void> = {
     ]);
     expect(done.status).toBe("completed");
     expect(done.steps[1]!.calls[0]!.result?.output).toBe("Saved the notes to notes.md.");
+  },
+  "handoffs.ts": (value: { paused: RunResult; done: RunResult; again: string }) => {
+    const { paused, done, again } = value;
+    const byAgent = (result: RunResult) => result.steps.map((step) => step.agent);
+    // Triage looked up and handed over; billing's refund waits, and the state says billing's.
+    expect(paused.status).toBe("needs_approval");
+    expect([paused.agent, paused.state.agent]).toEqual(["billing", "billing"]);
+    expect(byAgent(paused)).toEqual(["triage", "triage", "billing"]);
+    const verdicts = paused.steps.map((step) => step.calls.map((call) => call.verdict));
+    expect(verdicts).toEqual([["allow"], ["allow"], ["needs-approval"]]);
+    expect(paused.steps[1]!.calls[0]!.result).toMatchObject({
+      toolName: "transfer_to_billing",
+      output: { agent: "billing" },
+      isError: false,
+    });
+    expect(paused.pending).toMatchObject([
+      { toolName: "refund", args: { order: "A-17", amountEur: 80 } },
+    ]);
+    // Resumed on billing, by a fresh triage loop; billing's transcript has none of triage's calls.
+    expect(done.status).toBe("completed");
+    expect(done.agent).toBe("billing");
+    expect(byAgent(done)).toEqual(["triage", "triage", "billing", "billing"]);
+    expect(done.steps[2]!.calls[0]!.result?.output).toEqual({ refunded: "A-17", amountEur: 80 });
+    const called = done.messages.flatMap((message) =>
+      message.role === "assistant"
+        ? message.parts.flatMap((part) => (part.type === "tool-call" ? [part.name] : []))
+        : [],
+    );
+    expect(called).toEqual(["refund"]);
+    expect(again).toMatch(/^the store holds another state of run refund-A-17/);
   },
   "tracing.ts": (spans: ReadableSpan[]) => {
     expect(spans.map((span) => span.name).sort()).toEqual([
