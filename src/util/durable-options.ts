@@ -26,6 +26,13 @@ export function checkDurableOptions(where: string, options: unknown, kept: strin
       throw new TypeError(`${where}: loop.${key} is ${kept}; leave it out`);
     }
   }
+  const { handoffs } = loop as { handoffs?: unknown };
+  if (Array.isArray(handoffs) && handoffs.length > 0) {
+    // Its steps record this loop's model calls and tools; a target's would run again on a replay.
+    throw new TypeError(
+      `${where}: loop.handoffs is not supported in a durable run yet: the model calls and tools of the agents it hands off to would not be recorded steps, so a replay would run them again; leave it out (an agent as a tool, loop.asTool(), is one recorded tool call)`,
+    );
+  }
   if (
     approvalTimeoutMs !== undefined &&
     !(

@@ -7,7 +7,7 @@
  * a run started on a queue, and the runs seen through a DBOSClient.
  */
 import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
-import { tool } from "tollgate";
+import { AgentLoop, tool } from "tollgate";
 import { type DbosAgent, dbosAgent, dbosAgentClient } from "tollgate/dbos";
 import { scriptedProvider } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +181,14 @@ describe.skipIf(!url)("dbosAgent", () => {
     expect(() =>
       dbosAgent({ name: "x", loop: { provider: scriptedProvider([]), store: {} as never } }),
     ).toThrow(/loop.store is DBOS's to keep/);
+    // A handoff target's model calls and tools would not be recorded steps: refused, not replayed.
+    const billing = new AgentLoop({ name: "billing", provider: scriptedProvider([]) });
+    expect(() =>
+      dbosAgent({
+        name: "x",
+        loop: { name: "triage", provider: scriptedProvider([]), handoffs: [billing] },
+      }),
+    ).toThrow(/loop.handoffs is not supported in a durable run yet/);
     expect(() => dbosAgent({ name: "a b", loop: { provider: scriptedProvider([]) } })).toThrow(
       /name must be/,
     );

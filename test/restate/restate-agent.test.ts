@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { AgentLoop } from "tollgate";
 import { type RestateAgentClient, restateAgent } from "tollgate/restate";
 import { scriptedProvider } from "tollgate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -303,6 +304,13 @@ describe.skipIf(!binary)("restateAgent", () => {
     expect(() =>
       restateAgent({ name: "x", loop: { provider: scriptedProvider([]), store: {} as never } }),
     ).toThrow(/loop.store is Restate's to keep/);
+    const billing = new AgentLoop({ name: "billing", provider: scriptedProvider([]) });
+    expect(() =>
+      restateAgent({
+        name: "x",
+        loop: { name: "triage", provider: scriptedProvider([]), handoffs: [billing] },
+      }),
+    ).toThrow(/loop.handoffs is not supported in a durable run yet/);
     expect(() => restateAgent({ name: "a b", loop: { provider: scriptedProvider([]) } })).toThrow(
       /name must be/,
     );
