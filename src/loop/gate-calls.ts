@@ -15,13 +15,12 @@ import {
   type OpenCall,
   stopped,
 } from "./call-record.js";
-import { isHandoffTool } from "./hand-off.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { countFailure } from "./run-record.js";
 import { toolContext } from "./run-tool.js";
 import type { OpenStep, Stop } from "./step.js";
-import { decisionEvent, resultEvents } from "./step.js";
+import { decisionEvent, handoffOf, resultEvents } from "./step.js";
 
 /**
  * Phase one of a step: every call the model asked for through the gate, in call order, one
@@ -77,7 +76,7 @@ function gateFrom<Deps>(
       judged(run, step, open);
       continue;
     }
-    if (handoffs && isHandoffTool(run, open)) {
+    if (handoffs && handoffOf(run, open)) {
       // One handoff per step: only the first handoff call of a response reaches the gate.
       if (handoffCall !== undefined) {
         notHandedOff(open, handoffCall, format);
@@ -164,7 +163,7 @@ const cutBy = (reason: FinishReason) =>
 
 /** The handoff call among a step's calls gated so far (a gate that answered later resumes here). */
 function earlierHandoff<Deps>(run: RunContext<Deps>, step: OpenStep<Deps>): string | undefined {
-  return step.calls.find((open) => isHandoffTool(run, open))?.record.toolName;
+  return step.calls.find((open) => handoffOf(run, open))?.record.toolName;
 }
 
 /** After a call's verdict: its event, its failure counted; the stop, when it stopped the run. */

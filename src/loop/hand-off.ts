@@ -2,18 +2,11 @@ import { handedOptions } from "../options/handoffs.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { freezeJson } from "../tools/args.js";
 import type { Message } from "../types/messages.js";
-import { storedMessage } from "../util/content-parts.js";
 import { callPolicy } from "../util/policy-call.js";
-import type { OpenCall } from "./call-record.js";
 import type { RunConfig, RunContext } from "./run-context.js";
 import { handedOff } from "./run-record.js";
 import type { TakenHandoff } from "./step.js";
-
-/** Whether a call is to one of the agent's handoff tools (the one-handoff-per-step rule). */
-export function isHandoffTool<Deps>(run: RunContext<Deps>, open: OpenCall<Deps>): boolean {
-  const handoff = run.config.options.handoffs?.get(open.record.toolName);
-  return handoff !== undefined && open.tool === handoff.tool;
-}
+import { type Read, readMessages } from "./step-steering.js";
 
 /**
  * Hands the run to the target of `taken`: its transcript as the input filter writes it (a
@@ -59,29 +52,13 @@ export function configFor<Deps>(
   });
 }
 
-/** An input filter's answer: a non-empty transcript, each message stored as `run()` stores its input. */
-function readTranscript(
-  answer: unknown,
-): { ok: true; value: Message[] } | { ok: false; problem: string } {
-  if (!Array.isArray(answer) || answer.length === 0) {
-    return { ok: false, problem: "must return the transcript: a non-empty array of messages" };
-  }
-  const roles = ["user", "assistant", "tool"];
-  const bad = answer.findIndex(
-    (message) => typeof message !== "object" || message === null || !roles.includes(message.role),
-  );
-  if (bad !== -1) {
-    return {
-      ok: false,
-      problem: `returned message ${bad} without a valid role (user, assistant, tool)`,
-    };
-  }
-  try {
-    return { ok: true, value: structuredClone(answer as Message[]).map(storedMessage) };
-  } catch (error) {
-    return {
-      ok: false,
-      problem: `returned a transcript that cannot be stored: ${(error as Error).message}`,
-    };
-  }
+/**
+ * An input filter's answer, read as `prepareStep`'s and a pre-model hook's messages are
+ * (`readMessages`: each message stored, the state's message schema, the transcript's
+ * invariant), copied into a list the run can go on writing to.
+ */
+function readTranscript(answer: unknown): Read<Message[]> {
+  const read = readMessages(answer);
+  if (!read.ok) return { ok: false, problem: `returned messages that ${read.problem}` };
+  return { ok: true, value: [...read.value] };
 }

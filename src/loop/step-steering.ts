@@ -22,7 +22,8 @@ export interface StepSteering {
 /** The keys of `prepareStep`'s answer that steer the step. */
 export const STEERING_KEYS = ["instructions", "settings", "provider", "messages"] as const;
 
-type Read<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** A value read from user code, or what is wrong with it. */
+export type Read<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /**
  * Reads the steering keys of `prepareStep`'s answer, each checked as the loop's option of the

@@ -189,15 +189,26 @@ function handoffOfStep<Deps>(
   run: RunContext<Deps>,
   step: OpenStep<Deps>,
 ): TakenHandoff<Deps> | undefined {
-  const handoffs = run.config.options.handoffs!;
   for (const open of step.calls) {
-    const handoff = handoffs.get(open.record.toolName);
+    const handoff = handoffOf(run, open);
     const { verdict, result, toolCallId, toolName } = open.record;
-    if (handoff && open.tool === handoff.tool && verdict === "allow" && result?.isError === false) {
+    if (handoff && verdict === "allow" && result?.isError === false) {
       return { handoff, step: step.index, toolCallId, toolName };
     }
   }
   return undefined;
+}
+
+/**
+ * The handoff a call is to: one of the agent's handoffs whose own tool it calls (matched by
+ * the tool object, not the name, so a `prepareStep` tool of that name hands nothing over).
+ */
+export function handoffOf<Deps>(
+  run: RunContext<Deps>,
+  open: OpenCall<Deps>,
+): ResolvedHandoff<Deps> | undefined {
+  const handoff = run.config.options.handoffs?.get(open.record.toolName);
+  return handoff !== undefined && open.tool === handoff.tool ? handoff : undefined;
 }
 
 /** What ended a step with calls: a hook's stop, a usage limit, or a call whose result ends the run. */

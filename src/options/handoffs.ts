@@ -51,7 +51,7 @@ export function handoff<Deps = unknown>(
   options: HandoffOptions<Deps> = {},
 ): Handoff<Deps> {
   checkKeys("handoff()", options, ["name", "description", "inputFilter", "toolName"]);
-  if (typeof target === "function" && !agents.has(target)) {
+  if (typeof target === "function") {
     if (options.name === undefined) {
       throw new TypeError(
         'handoff(): a target given as a function needs `name`, the agent\'s name: handoff(() => support, { name: "support" })',
@@ -133,7 +133,7 @@ function handoffOf<Deps>(entry: unknown, where: string, ownName: string): Resolv
     );
   }
   const { target, options } = made;
-  const direct = typeof target === "function" && !agents.has(target) ? undefined : target;
+  const direct = typeof target === "function" ? undefined : target;
   const agent = options.name ?? direct?.name;
   if (agent === undefined) {
     throw new TypeError(
@@ -195,26 +195,7 @@ export function findAgent<Deps>(
   root: ResolvedOptions<Deps>,
   name: string,
 ): ResolvedOptions<Deps> | undefined {
-  const seen = new Map<string, ResolvedOptions<Deps>>();
-  const queue: ResolvedOptions<Deps>[] = [root];
-  let found: ResolvedOptions<Deps> | undefined;
-  while (queue.length > 0) {
-    const options = queue.shift()!;
-    const own = options.name;
-    if (own !== undefined) {
-      const earlier = seen.get(own);
-      if (earlier === options) continue;
-      if (earlier) {
-        throw new TypeError(
-          `AgentLoop: two different loops named "${own}" are in one handoff graph; give each agent its own name`,
-        );
-      }
-      seen.set(own, options);
-      if (own === name) found = options;
-    }
-    for (const next of options.handoffs?.values() ?? []) queue.push(next.options());
-  }
-  return found;
+  return graphOf(root)?.agents.get(name);
 }
 
 /**
@@ -278,10 +259,9 @@ export const removeToolCalls: HandoffInputFilter<any> = ({ messages }) => {
 };
 
 /**
- * The tool names of the agents `root` hands off to, directly or through others, once every
- * agent on the way can be asked (`undefined`, while `building`, when a target given as a
- * function names a loop not built yet). Two different loops of one name on the way are a `TypeError`: a state naming
- * that agent could mean either. Walked once per loop, then kept.
+ * The tool names of the agents `root` hands off to, directly or through others (`[]` for a
+ * loop without handoffs; `undefined`, while `building`, when a target given as a function names
+ * a loop not built yet). A `TypeError` for two loops of one name, as `graphOf` says.
  */
 export function graphToolNames<Deps>(
   root: ResolvedOptions<Deps>,
@@ -289,10 +269,27 @@ export function graphToolNames<Deps>(
   building = false,
 ): readonly string[] | undefined {
   if (!root.handoffs) return [];
+  return graphOf(root, building)?.toolNames;
+}
+
+/** `root`'s handoff graph: its agents by name (`root` included), and their tools' names but `root`'s. */
+interface Graph<Deps> {
+  readonly agents: ReadonlyMap<string, ResolvedOptions<Deps>>;
+  readonly toolNames: readonly string[];
+}
+
+/**
+ * Walks `root`'s handoff graph once, breadth first, and keeps it. Two different loops of one
+ * name on the way are a `TypeError`: a state naming that agent could mean either. While
+ * `building`, a target given as a function that cannot answer yet gives `undefined` (asked
+ * again later); otherwise its error is thrown. `undefined` for a loop without handoffs.
+ */
+function graphOf<Deps>(root: ResolvedOptions<Deps>, building = false): Graph<Deps> | undefined {
+  if (!root.handoffs) return undefined;
   const known = walked.get(root);
-  if (known) return known;
+  if (known) return known as Graph<Deps>;
   const names = new Set<string>();
-  const byName = new Map<string, ResolvedOptions<Deps>>([[root.name!, root]]);
+  const agents = new Map<string, ResolvedOptions<Deps>>([[root.name!, root]]);
   const queue: ResolvedOptions<Deps>[] = [root];
   while (queue.length > 0) {
     for (const next of queue.shift()!.handoffs?.values() ?? []) {
@@ -303,21 +300,21 @@ export function graphToolNames<Deps>(
         if (building) return undefined; // a loop not built yet: asked again at run()
         throw error;
       }
-      const earlier = byName.get(next.agent);
+      const earlier = agents.get(next.agent);
       if (earlier === options) continue;
       if (earlier) {
         throw new TypeError(
           `AgentLoop: two different loops named "${next.agent}" are in the handoff graph of "${root.name}"; give each agent its own name`,
         );
       }
-      byName.set(next.agent, options);
+      agents.set(next.agent, options);
       for (const name of options.tools.names()) names.add(name);
       queue.push(options);
     }
   }
-  const found = Object.freeze([...names]);
-  walked.set(root, found);
-  return found;
+  const graph: Graph<Deps> = { agents, toolNames: Object.freeze([...names]) };
+  walked.set(root, graph);
+  return graph;
 }
 
-const walked = new WeakMap<object, readonly string[]>();
+const walked = new WeakMap<object, Graph<any>>();

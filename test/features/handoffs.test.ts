@@ -799,6 +799,24 @@ describe("inputFilter", () => {
     ["a message of no known role", () => [{ role: "system", content: "x" }]],
     ["a user message without content", () => [{ role: "user" }]],
     ["a promise of a number", async () => 42],
+    // The transcript's invariant, as prepareStep's messages are held to it.
+    [
+      "a tool result that answers no call",
+      () => [
+        { role: "user", content: "x" },
+        {
+          role: "tool",
+          results: [{ toolCallId: "nope", toolName: "lookup", output: "x", isError: false }],
+        },
+      ],
+    ],
+    [
+      "a tool call without its result",
+      () => [
+        { role: "user", content: "x" },
+        { role: "assistant", parts: [{ type: "tool-call", id: "c1", name: "lookup", args: "{}" }] },
+      ],
+    ],
   ])(
     "a filter that returns %s rejects the run with PolicyError; the target is never called",
     async (_, bad) => {
