@@ -6,14 +6,17 @@ import { execSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { budgetSections, budgetTable, loadBudget, type SectionOutcome } from "./budget.js";
 import { benchChild, makeBuildDir, ROOT } from "./compile.js";
 import { durableReadings } from "./durable.js";
 import { type Budget, compare, pairedRatio, type Stats, stats } from "./harness.js";
 import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
 import { OTEL_ROWS, otelContenders, otelInCore } from "./otel.js";
+import { packedSection } from "./packed.js";
 import { BENCH_MODULES } from "./peers.js";
 import { promisesPerUnit } from "./promises.js";
+import { API_NAMES, HTTP_FULL, HTTP_QUICK, httpReadings } from "./real-http.js";
 import { longRunCost, WINDOW } from "./scaling.js";
 import { bundleSizes, importTimes } from "./size.js";
 import {
@@ -53,6 +56,8 @@ const SECTIONS = [
   "stalls",
   "ui",
   "durable",
+  "packed",
+  "http",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -139,23 +144,25 @@ const QUICK: Plan = {
 };
 
 /** One target of the issue, with what was measured. */
-interface Target {
+export interface Target {
   target: string;
   measured: string;
   met: boolean;
 }
 
 /** What one section adds to the report. */
-interface SectionResult {
+export interface SectionResult {
   markdown: string;
   targets: Target[];
+  /** Figures bench/budget.json may name (`--budget`, budget.ts), by key ("loop.floorRatio"). */
+  figures?: Record<string, number>;
 }
 
 // ---------------------------------------------------------------------------------------------
 // formatting
 
 /** 3 significant figures, thousands separated. */
-function num(value: number): string {
+export function num(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   const abs = Math.abs(value);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
@@ -167,11 +174,11 @@ function num(value: number): string {
 
 /** A whole count, thousands separated. */
 const count = (value: number) => value.toLocaleString("en-US");
-const kB = (bytes: number) => `${num(bytes / 1000)} kB`;
+export const kB = (bytes: number) => `${num(bytes / 1000)} kB`;
 const MB = (bytes: number) => `${num(bytes / 1e6)} MB`;
 const mark = (met: boolean) => (met ? "✅" : "❌");
 
-function table(head: string[], rows: string[][]): string {
+export function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
@@ -262,6 +269,7 @@ ${agentsNote(results)}
       { target: "≥ 15× faster than AI SDK", measured: `${num(ai)}×`, met: ai >= 15 },
       { target: "≤ 4× the floor", measured: `${num(floor)}×`, met: floor <= 4 },
     ],
+    figures: { "loop.floorRatio": floor, "loop.promisesPerStep": promises.get("tollgate")! },
   };
 }
 
@@ -903,6 +911,79 @@ ${table(["backend", "cycle p50", "cycle p99", `cycles/s (${concurrency} in fligh
   };
 }
 
+async function httpSection(plan: Plan): Promise<SectionResult> {
+  const budget = plan === QUICK ? HTTP_QUICK : HTTP_FULL;
+  const { rows, requests } = await httpReadings(budget);
+  const ratio = (s: Stats) => `**${num(s.median)}×** (${num(s.min)}–${num(s.max)})`;
+  const byCpu = rows
+    .filter((r) => r.streamed)
+    .sort((a, b) => a.cpuRatio.median - b.cpuRatio.median);
+  const lowest = byCpu[0]!;
+  const highest = byCpu[byCpu.length - 1]!;
+  const where = (r: (typeof rows)[number]) =>
+    `${API_NAMES[r.api]}, ${r.calls} call${r.calls === 1 ? "" : "s"}`;
+  return {
+    markdown: `## 14. Real HTTP: the adapters against the AI SDK's providers, client CPU per run
+
+tollgate's four adapters (\`openAIChat\`, \`openAIResponses\`, \`anthropic\`, \`gemini\`) in an
+\`AgentLoop\` with one zod tool, beside the AI SDK 7's providers (\`@ai-sdk/openai\` chat and
+responses, \`@ai-sdk/anthropic\`, \`@ai-sdk/google\`) with the same tool, both against one stand-in
+on 127.0.0.1 in a child process of its own (bench/real-http-server.ts) that answers in each API's
+recorded wire format: the bytes of test/fixtures/real's recordings with the tool, its arguments,
+the call ids and the text swapped in (bench/real-http-wire.ts). A run: N tool-call answers, one
+call per step, then a text answer of 20 deltas; streamed (SSE, one frame per write, a turn of the
+stand-in's event loop apart) or not (JSON). tollgate streamed reads \`loop.stream()\`; not
+streamed, it gets the adapter's \`generate\` alone (the loop streams whenever a provider can),
+through \`loop.run()\`. The AI SDK: \`streamText\` read through \`textStream\`, or \`generateText\`.
+Providers, loops and tools are made once; both clients use the global \`fetch\`. Every run checks
+the tool ran N times, the steps, the final text and (streamed) the 20 deltas; at the end the
+stand-in's counts (${count(requests)} requests) show that each contender asked for SSE or JSON
+as it should, N + 1 times a run.
+
+**CPU**: the client process's \`process.cpuUsage()\` (user + system, all its threads) over a batch
+of runs ÷ the runs. **Wall**: the batch's wall time ÷ the runs (the stand-in's pacing included).
+Each row: ${budget.rounds} rounds, one batch per contender per round, the order rotating; medians;
+ratios taken round by round (median (min–max)).
+
+${table(
+  [
+    "API",
+    "wire",
+    "tool calls",
+    "tollgate CPU µs/run",
+    "AI SDK CPU µs/run",
+    "AI SDK ÷ tollgate, CPU",
+    "tollgate wall µs/run",
+    "AI SDK wall µs/run",
+    "AI SDK ÷ tollgate, wall",
+  ],
+  rows.map((r) => [
+    API_NAMES[r.api],
+    r.streamed ? "SSE" : "JSON",
+    String(r.calls),
+    num(r.tollgate.cpu.median),
+    num(r.ai.cpu.median),
+    ratio(r.cpuRatio),
+    num(r.tollgate.wall.median),
+    num(r.ai.wall.median),
+    ratio(r.wallRatio),
+  ]),
+)}
+
+Streamed, the AI SDK uses ${num(lowest.cpuRatio.median)}× (${where(lowest)}) to ${num(highest.cpuRatio.median)}× (${where(highest)}) tollgate's client CPU per run.
+`,
+    targets: [
+      {
+        target:
+          "Real HTTP, streamed: ≥ 5× less client CPU per run than the AI SDK (every API, 1 and 5 calls)",
+        measured: `${num(lowest.cpuRatio.median)}× lowest (${where(lowest)}), ${num(highest.cpuRatio.median)}× highest`,
+        met: lowest.cpuRatio.median >= 5,
+      },
+    ],
+    figures: { "http.cpuRatio": lowest.cpuRatio.median },
+  };
+}
+
 async function stallsSection(plan: Plan): Promise<SectionResult> {
   const chars = Number(option("stall-chars") ?? plan.stalls.chars);
   const readings = await stallReadings(chars, plan.stalls.repeats);
@@ -981,6 +1062,8 @@ const SECTION_RUNS: Record<Section, (plan: Plan) => Promise<SectionResult> | Sec
   stalls: stallsSection,
   ui: uiSection,
   durable: durableSection,
+  packed: (plan) => packedSection(plan.importReps),
+  http: httpSection,
 };
 
 /** One section, in its own process (run.ts `--section-child`): prints its `SectionResult`. */
@@ -1011,7 +1094,10 @@ export async function main(): Promise<void> {
   const only = option("only")?.split(",") as Section[] | undefined;
   const unknown = only?.filter((s) => !SECTIONS.includes(s));
   if (unknown?.length) throw new Error(`--only: unknown section ${unknown}; use ${SECTIONS}`);
-  const partial = quick || only !== undefined;
+  // --budget (budget.ts): the sections bench/budget.json names, unless --only says which.
+  const budget = process.argv.includes("--budget") ? loadBudget() : undefined;
+  const chosen = only ?? (budget ? budgetSections(budget, SECTIONS) : undefined);
+  const partial = quick || chosen !== undefined;
   const out =
     option("out") ??
     (partial
@@ -1022,17 +1108,20 @@ export async function main(): Promise<void> {
 
   const parts: string[] = [];
   const targets: Target[] = [];
+  const outcomes = new Map<string, SectionOutcome>();
   let failed = false;
-  for (const section of only ?? SECTIONS) {
+  for (const section of chosen ?? SECTIONS) {
     const sectionStart = performance.now();
     process.stdout.write(`bench: ${section} … `);
     try {
       const result = runSection(section, quick);
       parts.push(result.markdown);
       targets.push(...result.targets);
+      outcomes.set(section, result);
       console.log(`${((performance.now() - sectionStart) / 1000).toFixed(1)} s`);
     } catch (error) {
       failed = true;
+      outcomes.set(section, "failed");
       const message = (error as Error)?.message ?? String(error);
       parts.push(`## ${section}\n\n❌ **failed**:\n\n\`\`\`\n${message.trim()}\n\`\`\`\n`);
       console.log(`FAILED\n${message}`);
@@ -1040,6 +1129,7 @@ export async function main(): Promise<void> {
   }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  const budgetPart = budget ? budgetTable(budget, outcomes, SECTIONS).markdown : "";
   const banner = partial
     ? `> **${quick ? "QUICK SMOKE RUN" : "PARTIAL RUN"}** (\`npm run bench -- ${process.argv.slice(2).join(" ")}\`): ${quick ? "tiny budgets, the numbers are NOT measurements. " : ""}The real report is BENCHMARKS.md, written by a full \`npm run bench\`.\n\n`
     : "";
@@ -1060,7 +1150,7 @@ ${table(
   ["target", "measured (median)", ""],
   targets.map((t) => [t.target, t.measured, mark(t.met)]),
 )}
-
+${budgetPart && `\n${budgetPart}`}
 ## Machine
 
 ${machine(loadStart)}
@@ -1091,7 +1181,7 @@ ${parts.join("\n")}`;
     `\n${table(
       ["target", "measured", ""],
       targets.map((t) => [t.target, t.measured, mark(t.met)]),
-    )}\n\nbench: wrote ${out} (${seconds} s)`,
+    )}\n\n${budgetPart}${budgetPart && "\n"}bench: wrote ${out} (${seconds} s)`,
   );
   if (failed) process.exitCode = 1;
 }

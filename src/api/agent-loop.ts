@@ -6,7 +6,6 @@ import { checkStopNames, stopToolNames } from "../options/stop-conditions.js";
 import type { OutputOption } from "../output/output-option.js";
 import { localLeases } from "../state/local-leases.js";
 import type { ApprovalDecisions } from "../state/resume/decisions.js";
-import { planResume } from "../state/resume/plan.js";
 import { type RunData, restore } from "../state/snapshot.js";
 import type { InferArgs, InferOutput } from "../tools/schema.js";
 import type { ListenerErrorHandler, LoopEventType, LoopListener } from "../types/events.js";
@@ -15,10 +14,11 @@ import type { RunResult } from "../types/run-result.js";
 import type { RunState } from "../types/run-state.js";
 import type { StandardSchema } from "../types/schema.js";
 import type { Tool } from "../types/tool.js";
+import { agentOfState } from "./agent-of-state.js";
 import type { AgentToolOptions, PromptInput } from "./agent-tool.js";
 import { agentTool } from "./agent-tool.js";
 import { checkEventType, EventBus } from "./event-bus.js";
-import { agentOfState, prepareResume, type ResumeParts } from "./prepare-resume.js";
+import type { ResumeParts } from "./prepare-resume.js";
 import { freshRunData } from "./run-input.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { type RunParts, startRun } from "./start-run.js";
@@ -107,8 +107,10 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         return startRun(this.#loop, data, options, { data, plan, lease: undefined, agent }, sink)
           .result;
       },
-      plan: (state, decisions) =>
-        planResume(agentOfState(this.#loop.options, state), state, "parent", decisions),
+      plan: async (state, decisions) => {
+        const { planResume } = await resumeChecks();
+        return planResume(agentOfState(this.#loop.options, state), state, "parent", decisions);
+      },
     });
   }
 
@@ -149,6 +151,7 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
       output?: OutputOption<O, Deps> | undefined;
     } = {},
   ): Promise<RunResult<O>> {
+    const { prepareResume } = await resumeParts();
     const prepared = await prepareResume(this.#loop, state, decisions, options);
     return startRun(this.#loop, prepared.data, options, prepared).result as Promise<RunResult<O>>;
   }
@@ -175,11 +178,19 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     options: ResumeOptions<Deps> = {},
   ): RunEventStream {
     return new EventStream(async (sink) => {
+      const { prepareResume } = await resumeParts();
       const prepared = await prepareResume(this.#loop, state, decisions, options);
       return startRun(this.#loop, prepared.data, options, prepared, sink);
     });
   }
 }
+
+/**
+ * The resume's checks (the state's schema, trust, decisions), loaded on the first resume: a
+ * process that only starts runs never loads them (a chunk of its own in the ESM build).
+ */
+const resumeParts = () => import("./prepare-resume.js");
+const resumeChecks = () => import("../state/resume/plan.js");
 
 /** An event stream that fails at once with the given error, on the first next(). */
 function failing(error: unknown): RunEventStream {

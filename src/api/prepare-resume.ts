@@ -1,5 +1,4 @@
 import { ResumeError } from "../errors.js";
-import { findAgent, handedOptions } from "../options/handoffs.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { storedAnswerProblem } from "../output/final-answer.js";
 import type { LocalLeases } from "../state/local-leases.js";
@@ -8,12 +7,12 @@ import type { ApprovalDecisions } from "../state/resume/decisions.js";
 import { planResume, subRunStateIds } from "../state/resume/plan.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import type { StateSource } from "../state/resume/trust.js";
-import { isPaused } from "../state/run-state.js";
 import type { RunLease } from "../state/run-store.js";
 import { type RunData, restore } from "../state/snapshot.js";
 import type { StoreCalls } from "../state/store-calls.js";
 import type { RunState } from "../types/run-state.js";
 import { canonicalJson } from "../util/canonical-json.js";
+import { agentOfState } from "./agent-of-state.js";
 import { giveBack, takeRun } from "./leased-run.js";
 import { checkResumeInput, outputOf } from "./run-input.js";
 import type { ResumeOptions } from "./run-options.js";
@@ -85,39 +84,6 @@ export async function prepareResume<Deps>(
     if (store && lease) await giveBack(loop.leases, store, lease);
     throw error;
   }
-}
-
-/**
- * The options a state resumes with: those of the agent holding it (`state.agent`), found among
- * the agents `loop` hands off to, with the run's own settings kept from `loop`
- * (`handedOptions`); `loop`'s own for a state of no agent or of `loop` itself. A state held by
- * an agent `loop` does not reach is a `ResumeError`. The state is not trusted yet: its
- * signature or digests, checked next with `loop`'s key, cover `agent`.
- */
-export function agentOfState<Deps>(
-  loop: ResolvedOptions<Deps>,
-  state: unknown,
-): ResolvedOptions<Deps> {
-  const agent = (state as { agent?: unknown } | null)?.agent;
-  const { steps, status } = (state ?? {}) as { steps?: unknown; status?: unknown };
-  const open = isPaused(status) || status === "running";
-  const last = Array.isArray(steps) ? (steps[steps.length - 1] as { agent?: unknown }) : undefined;
-  if (open && last?.agent !== undefined && last.agent !== agent) {
-    // The open step is the holding agent's: a handoff takes effect only once its step closed.
-    throw new ResumeError(
-      `the state's last step was run by the agent ${JSON.stringify(last.agent)}, but the state says ${JSON.stringify(agent)} holds the run; it was changed after it was written`,
-    );
-  }
-  if (agent === undefined || agent === loop.name) return loop;
-  if (typeof agent !== "string") throw new ResumeError("the state's `agent` must be a string");
-  const found = findAgent(loop, agent);
-  if (!found) {
-    const own = loop.name === undefined ? "this loop" : `this loop ("${loop.name}")`;
-    throw new ResumeError(
-      `the state is held by the agent "${agent}", which ${own} does not hand off to; resume it on a loop that has "${agent}" among its handoffs (or on "${agent}" itself)`,
-    );
-  }
-  return handedOptions(loop, found);
 }
 
 /**
