@@ -282,6 +282,11 @@ async function bundleApp(
     platform: "node",
     target: "es2022",
     external: ["zod", "zod/*"],
+    // CommonJS inside an ESM bundle (the AI SDK's @vercel/oidc requires "path") needs a real
+    // `require`, as a user's Node bundle config gives it; the same line for both libraries.
+    banner: {
+      js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);',
+    },
     splitting,
     outdir,
     outExtension: { ".js": ".mjs" },

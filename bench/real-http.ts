@@ -225,7 +225,9 @@ function aiContender(
           },
         });
         let deltas = 0;
-        for await (const _delta of result.textStream) deltas++;
+        // Counts non-empty deltas: the AI SDK passes Gemini's closing "" part (it carries the
+        // thought signature) on as a delta of its own; tollgate does not.
+        for await (const delta of result.textStream) if (delta !== "") deltas++;
         finalText = await result.text;
         steps = (await result.steps).length;
         if (failure) throw failure;
