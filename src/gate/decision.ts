@@ -59,10 +59,7 @@ export function decide<Deps>(
   });
 }
 
-/**
- * `decideToolCall`'s argument, a plain object: `executed` is a getter, so a policy that does
- * not read it costs no copy of the run's list.
- */
+/** `decideToolCall`'s argument, a plain object with its own copy of the run's `executed`. */
 function decideArgs<Deps>(
   call: ToolCall,
   tool: Tool<Deps>,
@@ -71,6 +68,8 @@ function decideArgs<Deps>(
   deps: Deps,
   executed: readonly string[] | undefined,
 ) {
+  // `executed` is a data property, not a getter: an object literal with a getter costs ~25
+  // times as much to make (a closure and an accessor pair per call) as this small copy.
   return {
     call,
     tool,
@@ -78,9 +77,7 @@ function decideArgs<Deps>(
     step,
     deps,
     /** Names of the tools executed so far in this run (a copy). */
-    get executed(): string[] {
-      return executed ? executed.slice() : [];
-    },
+    executed: executed ? executed.slice() : [],
   };
 }
 

@@ -94,15 +94,9 @@ export function rulesPolicy<Deps = unknown>(document: RulesDocument): RulesPolic
   };
   const policy = {
     decideToolCall(args): Decision {
-      // `executed` is read (and copied) only when a history rule asks how often the tool ran.
       const { decision, reason } = explain(
         { name: args.call.name, args: args.call.args, annotations: args.tool.annotations },
-        {
-          needsApproval: args.needsApproval,
-          get executed() {
-            return args.executed;
-          },
-        },
+        { needsApproval: args.needsApproval, executed: args.executed },
       );
       return { decision, reason };
     },

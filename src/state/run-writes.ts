@@ -48,7 +48,7 @@ export function runWrites(
   };
   return {
     checkpoint: () => {
-      const state = snapshot(run(), "running"); // taken now, written in turn
+      const state = snapshot(run(), "running", { checkpoint: true }); // taken now, written in turn
       return enqueue(() => sealState(state, signingKey));
     },
     write: (state) => enqueue(() => Promise.resolve(state)),

@@ -55,10 +55,10 @@ export interface RunData {
 export function snapshot(
   run: RunData,
   status: RunState["status"],
-  extras: { endedBy?: ToolCall } = {},
+  extras: { endedBy?: ToolCall; checkpoint?: boolean } = {},
 ): RunState {
   const messages = run.messages.slice();
-  const steps: StoredStep[] = storedSteps(run.steps, messages);
+  const steps: StoredStep[] = storedSteps(run.steps, messages, undefined, extras.checkpoint);
   const open = run.stepInProgress?.();
   if (open) steps[open.index] = open;
   const state: RunState = {

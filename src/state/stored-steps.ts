@@ -3,7 +3,10 @@ import type { StoredStep } from "../types/run-state.js";
 import type { CallRecord, StepRecord } from "../types/step-record.js";
 import { canonicalJson } from "../util/canonical-json.js";
 
-/** The stored form of each record, made once: a record never changes. */
+/**
+ * The stored form of each record, kept for runs that take a state at every step (checkpoints
+ * to a store): a record never changes. A run that takes one state at its end does not fill it.
+ */
 const storedForms = new WeakMap<StepRecord, StoredStep>();
 
 /** Whether a tool message's result is a call's result: the same object, in a live run. */
@@ -14,12 +17,14 @@ const sameObject: SameResult = (a, b) => a === b;
  * The steps as a state stores them: each finished step whose results are, in call order, the
  * results of one tool message of `messages` names that message instead of holding them again.
  * A step without one (a paused step, a step without calls) is stored as it is. Each record's
- * stored form is made once and its link checked on every use, so a snapshot costs a look per step.
+ * stored form is made once when `remember` is set (checkpoints) and its link checked on every use,
+ * so a snapshot then costs a look per step.
  */
 export function storedSteps(
   steps: readonly StepRecord[],
   messages: readonly Message[],
   same: SameResult = sameObject,
+  remember = false,
 ): StoredStep[] {
   let from = 0;
   return steps.map((record) => {
@@ -32,12 +37,10 @@ export function storedSteps(
     const at = toolMessageOf(record, messages, from, same);
     if (at === undefined) return record;
     from = at + 1;
-    const stored: StoredStep = {
-      ...record,
-      calls: record.calls.map(withoutResult),
-      toolMessage: at,
-    };
-    if (same === sameObject) storedForms.set(record, stored);
+    const stored: StoredStep = copyOf(record);
+    stored.calls = record.calls.map(withoutResult);
+    stored.toolMessage = at;
+    if (remember && same === sameObject) storedForms.set(record, stored);
     return stored;
   });
 }
@@ -62,8 +65,19 @@ function writes(message: Message | undefined, record: StepRecord, same: SameResu
 }
 
 function withoutResult(call: CallRecord): CallRecord {
-  const { result: _stored, ...rest } = call;
-  return rest;
+  return copyOf(call, "result");
+}
+
+/**
+ * A shallow copy of a record's own fields but `skip`. Records come in many shapes (their
+ * optional fields), where a spread goes the slow generic way; a plain loop does not.
+ */
+function copyOf<T extends object>(record: T, skip?: keyof T): T {
+  const copy = {} as T;
+  for (const key in record) {
+    if (key !== skip) copy[key] = record[key];
+  }
+  return copy;
 }
 
 /**
