@@ -4,7 +4,7 @@ import type { AgentLoopBaseOptions, DepsOption } from "../options/loop-options.j
 import { resolveOptions } from "../options/resolve-options.js";
 import { checkStopNames, stopToolNames } from "../options/stop-conditions.js";
 import type { OutputOption } from "../output/output-option.js";
-import { localLeases } from "../state/local-leases.js";
+import { LocalLeases, localLeases } from "../state/local-leases.js";
 import type { ApprovalDecisions } from "../state/resume/decisions.js";
 import { type RunData, restore } from "../state/snapshot.js";
 import type { InferArgs, InferOutput } from "../tools/schema.js";
@@ -56,7 +56,8 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
     this.#loop = {
       options: resolved,
       bus: new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError),
-      leases: localLeases(options.store ?? this),
+      // Without a store the leases are this loop's alone: no registry entry to look up.
+      leases: options.store ? localLeases(options.store) : new LocalLeases(),
       resumed: undefined,
     };
   }
