@@ -34,7 +34,17 @@ import { z } from "zod";
 import { makeBuildDir, ROOT } from "./compile.js";
 import { expectEqual, type Stats, stats } from "./harness.js";
 import { Counter } from "./loop-overhead.js";
-import { APIS, type Api, answerDeltas, MODELS, TOOL } from "./real-http-wire.js";
+import {
+  APIS,
+  type Api,
+  ARGS,
+  answerDeltas,
+  buildWires,
+  expectedResult,
+  MODELS,
+  TOOL,
+  type Wire,
+} from "./real-http-wire.js";
 
 export { API_NAMES } from "./real-http-wire.js";
 
@@ -71,6 +81,8 @@ export interface HttpRow {
   calls: number;
   tollgate: HttpReading;
   ai: HttpReading;
+  /** The HTTP exchanges alone (`floorContender`): what no client goes below. */
+  floor: HttpReading;
   /** AI SDK ÷ tollgate, round by round. */
   cpuRatio: Stats;
   wallRatio: Stats;
@@ -93,7 +105,7 @@ interface HttpContender {
   run(): Promise<void>;
 }
 
-type Client = "tollgate" | "ai";
+type Client = "tollgate" | "ai" | "floor";
 
 const pathFor = (client: Client, calls: number, api: Api) =>
   `/${client}-${calls}${api === "gemini" ? "/v1beta" : "/v1"}`;
@@ -299,6 +311,110 @@ async function startStandInChild(): Promise<StandIn> {
   }
 }
 
+/**
+ * The floor: the run's N + 1 HTTP exchanges alone, with the global `fetch` both clients use.
+ * Each request body is made ahead (the tool results the stand-in wants, from its own wires),
+ * each response is read to its end as text and nothing is parsed: what no client can go below
+ * on this stand-in. Checked: every answer is 200, and the last one holds the answer's text.
+ */
+function floorContender(
+  api: Api,
+  streamed: boolean,
+  calls: number,
+  url: string,
+  wires: Record<Api, Wire>,
+  text: string,
+): HttpContender {
+  const name = `fetch floor ${api} ${streamed ? "stream" : "json"} ${calls}`;
+  const ids = Array.from({ length: calls }, (_, step) => expectedResult(wires[api], api, step));
+  const bodies = ids
+    .map((_, k) => ids.slice(0, k))
+    .concat([ids])
+    .map((results) => JSON.stringify(floorBody(api, streamed, results)));
+  const base = url + pathFor("floor", calls, api);
+  const target =
+    api === "gemini"
+      ? `${base}/models/${MODELS.gemini}:${streamed ? "streamGenerateContent?alt=sse" : "generateContent"}`
+      : `${base}${api === "chat" ? "/chat/completions" : api === "responses" ? "/responses" : "/messages"}`;
+  const headers = { "content-type": "application/json", authorization: `Bearer ${API_KEY}` };
+  // The answer's first delta as JSON writes it (a stream splits the text at the deltas).
+  const firstDelta = JSON.stringify(firstDeltaOf(text)).slice(1, -1);
+  const contender: HttpContender = {
+    name,
+    statKey: `floor-${calls} ${api} ${streamed ? "sse" : "json"}`,
+    requestsPerRun: calls + 1,
+    runs: 0,
+    async run() {
+      contender.runs++;
+      let last = "";
+      for (const body of bodies) {
+        const response = await fetch(target, { method: "POST", headers, body });
+        last = await response.text();
+        expectEqual(`${name}: status`, response.status, 200);
+      }
+      expectEqual(`${name}: the answer's text arrived`, last.includes(firstDelta), true);
+    },
+  };
+  return contender;
+}
+
+/** The first of the 20 deltas the answer text is made of. */
+const firstDeltaOf = (text: string) => answerDeltas(FIXTURES).find((delta) => delta !== "") ?? text;
+
+/** A request of the API's shape carrying back `results` (the call ids, or Gemini's tool name). */
+function floorBody(api: Api, streamed: boolean, results: string[]): unknown {
+  const output = JSON.stringify({ city: "Oslo", tempC: 21 });
+  switch (api) {
+    case "chat":
+      return {
+        model: MODELS.chat,
+        stream: streamed,
+        messages: [
+          { role: "user", content: PROMPT },
+          ...results.flatMap((id) => [
+            {
+              role: "assistant",
+              tool_calls: [{ id, type: "function", function: { name: TOOL, arguments: ARGS } }],
+            },
+            { role: "tool", tool_call_id: id, content: output },
+          ]),
+        ],
+      };
+    case "responses":
+      return {
+        model: MODELS.responses,
+        stream: streamed,
+        input: [
+          { role: "user", content: PROMPT },
+          ...results.map((id) => ({ type: "function_call_output", call_id: id, output })),
+        ],
+      };
+    case "anthropic":
+      return {
+        model: MODELS.anthropic,
+        stream: streamed,
+        max_tokens: 1024,
+        messages: [
+          { role: "user", content: PROMPT },
+          ...results.map((id) => ({
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: id, content: output }],
+          })),
+        ],
+      };
+    case "gemini":
+      return {
+        contents: [
+          { role: "user", parts: [{ text: PROMPT }] },
+          ...results.map((name) => ({
+            role: "user",
+            parts: [{ functionResponse: { name, response: { city: "Oslo", tempC: 21 } } }],
+          })),
+        ],
+      };
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // measuring
 
@@ -356,6 +472,7 @@ export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
   // The AI SDK's warnings (none expected) would go to stderr on every call; users turn them off too.
   (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
   const text = answerDeltas(FIXTURES).join("");
+  const wires = buildWires(FIXTURES);
   const standIn = await startStandInChild();
   try {
     const rows: HttpRow[] = [];
@@ -366,6 +483,7 @@ export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
           const pair = [
             tollgateContender(api, streamed, calls, standIn.url, text),
             aiContender(api, streamed, calls, standIn.url, text),
+            floorContender(api, streamed, calls, standIn.url, wires, text),
           ];
           all.push(...pair);
           const results = await measure(pair, budget);
@@ -377,6 +495,7 @@ export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
             calls,
             tollgate,
             ai,
+            floor: results.get(pair[2]!.name)!,
             cpuRatio: ratios(ai.cpu, tollgate.cpu),
             wallRatio: ratios(ai.wall, tollgate.wall),
           });

@@ -920,6 +920,7 @@ async function httpSection(plan: Plan): Promise<SectionResult> {
     .sort((a, b) => a.cpuRatio.median - b.cpuRatio.median);
   const lowest = byCpu[0]!;
   const highest = byCpu[byCpu.length - 1]!;
+  const span = (values: number[]) => `${num(Math.min(...values))}–${num(Math.max(...values))}`;
   const where = (r: (typeof rows)[number]) =>
     `${API_NAMES[r.api]}, ${r.calls} call${r.calls === 1 ? "" : "s"}`;
   return {
@@ -935,7 +936,10 @@ call per step, then a text answer of 20 deltas; streamed (SSE, one frame per wri
 stand-in's event loop apart) or not (JSON). tollgate streamed reads \`loop.stream()\`; not
 streamed, it gets the adapter's \`generate\` alone (the loop streams whenever a provider can),
 through \`loop.run()\`. The AI SDK: \`streamText\` read through \`textStream\`, or \`generateText\`.
-Providers, loops and tools are made once; both clients use the global \`fetch\`. Every run checks
+Providers, loops and tools are made once; both clients use the global \`fetch\`. **Floor**: the
+same N + 1 requests with \`fetch\` alone, their bodies made ahead, each answer read to its end as
+text and nothing parsed (\`floorContender\`): what no client goes below on this stand-in, so
+AI SDK ÷ floor is the most any client could show here. Every run checks
 the tool ran N times, the steps, the final text and (streamed) the 20 deltas; at the end the
 stand-in's counts (${count(requests)} requests) show that each contender asked for SSE or JSON
 as it should, N + 1 times a run.
@@ -953,6 +957,8 @@ ${table(
     "tollgate CPU µs/run",
     "AI SDK CPU µs/run",
     "AI SDK ÷ tollgate, CPU",
+    "floor CPU µs/run",
+    "AI SDK ÷ floor, CPU",
     "tollgate wall µs/run",
     "AI SDK wall µs/run",
     "AI SDK ÷ tollgate, wall",
@@ -964,6 +970,8 @@ ${table(
     num(r.tollgate.cpu.median),
     num(r.ai.cpu.median),
     ratio(r.cpuRatio),
+    num(r.floor.cpu.median),
+    `${num(r.ai.cpu.median / r.floor.cpu.median)}×`,
     num(r.tollgate.wall.median),
     num(r.ai.wall.median),
     ratio(r.wallRatio),
@@ -971,6 +979,7 @@ ${table(
 )}
 
 Streamed, the AI SDK uses ${num(lowest.cpuRatio.median)}× (${where(lowest)}) to ${num(highest.cpuRatio.median)}× (${where(highest)}) tollgate's client CPU per run.
+Above the floor (the HTTP exchanges alone), streamed: tollgate adds ${span(byCpu.map((r) => r.tollgate.cpu.median - r.floor.cpu.median))} µs of CPU per run, the AI SDK ${span(byCpu.map((r) => r.ai.cpu.median - r.floor.cpu.median))} µs.
 `,
     targets: [
       {
