@@ -955,7 +955,9 @@ as it should, N + 1 times a run.
 
 **CPU**: the client process's \`process.cpuUsage()\` (user + system, all its threads) over a batch
 of runs ÷ the runs. **Wall**: the batch's wall time ÷ the runs (the stand-in's pacing included).
-Each row: ${budget.rounds} rounds, one batch per contender per round, the order rotating; medians;
+Every contender of every row runs 3 times before the first row is measured (so the code the rows
+share is compiled for all of them), then each row: ${budget.rounds} rounds after its own warm-up,
+one batch per contender per round, the order rotating; medians;
 ratios taken round by round (median (min–max)).
 
 ${table(
