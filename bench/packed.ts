@@ -151,7 +151,10 @@ interface Starter {
   entry?: { file: string; source: string };
 }
 
-const AFTER_IMPORTS = "process.stdout.write(String(performance.now()));";
+// The ms since the process started, and the CPU ms the process has used (user + system, every
+// thread): time other processes take on the machine is not in it.
+const AFTER_IMPORTS =
+  'const cpu = process.cpuUsage(); process.stdout.write(performance.now() + " " + (cpu.user + cpu.system) / 1000);';
 
 const STARTERS: Starter[] = [
   { name: "`node -e 0`", args: ["-e", "0"] },
@@ -178,10 +181,14 @@ const STARTERS: Starter[] = [
   },
 ];
 
-/** Wall time of each process, and `performance.now()` at the end of each entry file, in ms. */
+/**
+ * Wall time of each process, and `performance.now()` and the CPU time used at the end of each
+ * entry file, in ms.
+ */
 interface StartTimes {
   wall: number[][];
   atEnd: number[][];
+  cpuAtEnd: number[][];
 }
 
 /** Runs every starter `reps` times in interleaved rounds (A B C D A B C D …), after one unrecorded round. */
@@ -191,6 +198,7 @@ function startTimes(app: string, reps: number): StartTimes {
   }
   const wall = STARTERS.map(() => [] as number[]);
   const atEnd = STARTERS.map(() => [] as number[]);
+  const cpuAtEnd = STARTERS.map(() => [] as number[]);
   for (let round = -1; round < reps; round++) {
     STARTERS.forEach((starter, i) => {
       const started = performance.now();
@@ -204,16 +212,17 @@ function startTimes(app: string, reps: number): StartTimes {
       if (round < 0) return;
       wall[i]!.push(elapsed);
       if (!starter.entry) return;
-      const at = Number(child.stdout);
-      if (!Number.isFinite(at) || at <= 0) {
+      const [at, cpu] = child.stdout.split(" ").map(Number) as [number, number];
+      if (!Number.isFinite(at) || at <= 0 || !Number.isFinite(cpu) || cpu <= 0) {
         throw new Error(
           `bench check failed: ${starter.name} printed ${JSON.stringify(child.stdout)}`,
         );
       }
       atEnd[i]!.push(at);
+      cpuAtEnd[i]!.push(cpu);
     });
   }
-  return { wall, atEnd };
+  return { wall, atEnd, cpuAtEnd };
 }
 
 /** `a − b`, round by round (the two ran back to back in each round). */
@@ -398,6 +407,8 @@ function report(
   const cold = minus(times.atEnd[tollgate]!, times.atEnd[empty]!);
   const overZod = minus(times.atEnd[tollgate]!, times.atEnd[zod]!);
   const zodCost = minus(times.atEnd[zod]!, times.atEnd[empty]!);
+  const cpuOverZod = minus(times.cpuAtEnd[tollgate]!, times.cpuAtEnd[zod]!);
+  const cpuCold = minus(times.cpuAtEnd[tollgate]!, times.cpuAtEnd[empty]!);
   const wallCold = minus(times.wall[tollgate]!, times.wall[bare]!);
   const wallOverZod = minus(times.wall[tollgate]!, times.wall[zod]!);
   const range = (s: Stats) => `**${num(s.median)} ms** (${num(s.min)}–${num(s.max)})`;
@@ -465,7 +476,9 @@ dist/ is loaded.
 
 Fresh processes started from the app folder, ${reps} of each, interleaved (one round first, not
 recorded). Each entry is an ESM file that prints \`performance.now()\` after its imports: the ms
-from the process's start to the imports done, start-up included. It checks what it imported
+from the process's start to the imports done, start-up included; and the CPU ms the process had
+used by then (\`process.cpuUsage()\`, user + system, the JIT's threads included), a second view
+of the same work that other processes' load does not add to. It checks what it imported
 (\`z.object\`, \`AgentLoop\` and \`tool\` are functions). tollgate's entry loads zod too, through
 the package. The wall time of the whole process (spawn to exit) is context.
 
@@ -484,7 +497,7 @@ ${table(
 
 Differences taken round by round (median, min–max):
 
-- **tollgate over zod** (tollgate's entry − zod's): ${range(overZod)}; by wall time ${num(wallOverZod.median)} ms.
+- **tollgate over zod** (tollgate's entry − zod's): ${range(overZod)}; by wall time ${num(wallOverZod.median)} ms; by the CPU time each entry had used when its imports were done, ${range(cpuOverZod)} (cold, over the empty entry: ${num(cpuCold.median)} ms).
 - tollgate cold (tollgate's entry − the empty entry): ${range(cold)}; by wall time, over \`node -e 0\`: ${num(wallCold.median)} ms.
 - zod alone (zod's entry − the empty entry): ${num(zodCost.median)} ms.
 
@@ -524,6 +537,7 @@ The AI SDK's by package: ${origins(aiOne.origins)}.
     ],
     figures: {
       "packed.importOverZodMs": overZod.median,
+      "packed.importOverZodCpuMs": cpuOverZod.median,
       "packed.coreKB": one.gzipBytes / 1000,
       "packed.coreAtStartKB": start / 1000,
     },
