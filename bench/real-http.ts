@@ -323,7 +323,7 @@ function floorContender(
   calls: number,
   url: string,
   wires: Record<Api, Wire>,
-  text: string,
+  firstDelta: string,
 ): HttpContender {
   const name = `fetch floor ${api} ${streamed ? "stream" : "json"} ${calls}`;
   const ids = Array.from({ length: calls }, (_, step) => expectedResult(wires[api], api, step));
@@ -335,10 +335,10 @@ function floorContender(
   const target =
     api === "gemini"
       ? `${base}/models/${MODELS.gemini}:${streamed ? "streamGenerateContent?alt=sse" : "generateContent"}`
-      : `${base}${api === "chat" ? "/chat/completions" : api === "responses" ? "/responses" : "/messages"}`;
+      : base + FLOOR_PATHS[api];
   const headers = { "content-type": "application/json", authorization: `Bearer ${API_KEY}` };
   // The answer's first delta as JSON writes it (a stream splits the text at the deltas).
-  const firstDelta = JSON.stringify(firstDeltaOf(text)).slice(1, -1);
+  const written = JSON.stringify(firstDelta).slice(1, -1);
   const contender: HttpContender = {
     name,
     statKey: `floor-${calls} ${api} ${streamed ? "sse" : "json"}`,
@@ -352,14 +352,14 @@ function floorContender(
         last = await response.text();
         expectEqual(`${name}: status`, response.status, 200);
       }
-      expectEqual(`${name}: the answer's text arrived`, last.includes(firstDelta), true);
+      expectEqual(`${name}: the answer's text arrived`, last.includes(written), true);
     },
   };
   return contender;
 }
 
-/** The first of the 20 deltas the answer text is made of. */
-const firstDeltaOf = (text: string) => answerDeltas(FIXTURES).find((delta) => delta !== "") ?? text;
+/** Each API's path after the base URL (Gemini's names the model and the mode). */
+const FLOOR_PATHS = { chat: "/chat/completions", responses: "/responses", anthropic: "/messages" };
 
 /** A request of the API's shape carrying back `results` (the call ids, or Gemini's tool name). */
 function floorBody(api: Api, streamed: boolean, results: string[]): unknown {
@@ -471,7 +471,9 @@ const ratios = (a: Stats, b: Stats) => stats(a.samples.map((value, i) => value /
 export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
   // The AI SDK's warnings (none expected) would go to stderr on every call; users turn them off too.
   (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
-  const text = answerDeltas(FIXTURES).join("");
+  const deltas = answerDeltas(FIXTURES);
+  const text = deltas.join("");
+  const firstDelta = deltas.find((delta) => delta !== "") ?? text;
   const wires = buildWires(FIXTURES);
   const standIn = await startStandInChild();
   try {
@@ -486,7 +488,7 @@ export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
           pair: [
             tollgateContender(api, streamed, calls, standIn.url, text),
             aiContender(api, streamed, calls, standIn.url, text),
-            floorContender(api, streamed, calls, standIn.url, wires, text),
+            floorContender(api, streamed, calls, standIn.url, wires, firstDelta),
           ],
         })),
       ),

@@ -463,6 +463,36 @@ describe("policy.endsRun", () => {
   });
 });
 
+describe("policy.decideToolCall's executed", () => {
+  it("is a copy of the tools executed so far, in a short run and past 256 calls alike", async () => {
+    // 300 steps of one `read` call: past the length where the copy is made only when read.
+    const steps = 300;
+    const turns: { toolCalls: ScriptedToolCall[] }[] = Array.from({ length: steps }, () => ({
+      toolCalls: [{ name: "read" }],
+    }));
+    const provider = scriptedProvider([...turns, { text: "ok" }]);
+    const lengths: number[] = [];
+    const spreadsSee: number[] = [];
+    await new AgentLoop({
+      provider,
+      tools: [read],
+      maxSteps: steps + 1,
+      policy: {
+        decideToolCall: (args) => {
+          lengths.push(args.executed.length);
+          spreadsSee.push({ ...args }.executed.length);
+          expect(args.executed.every((name) => name === "read")).toBe(true);
+          args.executed.push("tampered");
+          return "ALLOW";
+        },
+      },
+    }).run("go");
+    const oracle = Array.from({ length: steps }, (_, step) => step);
+    expect(lengths).toEqual(oracle);
+    expect(spreadsSee).toEqual(oracle);
+  });
+});
+
 describe("policy.prepareStep", () => {
   it("gets the step index, a copy of the executed tools, and the toolset", async () => {
     const seen: { stepIndex: number; executed: string[]; names: string[] }[] = [];
