@@ -1,5 +1,5 @@
 import { EventStream, type RunEventStream } from "../loop/event-queue.js";
-import { graphToolNames, registerAgent } from "../options/handoffs.js";
+import { graphToolNames, readAgentsWith } from "../options/handoffs.js";
 import type { AgentLoopBaseOptions, DepsOption } from "../options/loop-options.js";
 import { resolveOptions } from "../options/resolve-options.js";
 import { checkStopNames, stopToolNames } from "../options/stop-conditions.js";
@@ -40,6 +40,14 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
   /** The loop's options, listeners and leases, and the states it resumed: what its runs share. */
   readonly #loop: RunParts<Deps> & ResumeParts<Deps>;
 
+  static {
+    readAgentsWith((value) =>
+      typeof value === "object" && value !== null && #loop in value
+        ? (value as AgentLoop<any, any>).#loop.options
+        : undefined,
+    );
+  }
+
   constructor(
     options: Omit<AgentLoopBaseOptions<Deps>, "output"> &
       DepsOption<Deps> & { output?: OutputOption<Output, Deps> | undefined },
@@ -52,7 +60,6 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
         stopToolNames(resolved.tools, resolved.output, handed),
       );
     }
-    registerAgent(this, resolved);
     this.#loop = {
       options: resolved,
       bus: new EventBus(options.onEvent, options.onListenerError ?? defaultListenerError),

@@ -2,8 +2,8 @@ import { TollgateError } from "../errors.js";
 import { parentCallOf } from "../loop/parent-call.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import { registerSubAgent } from "../state/sub-runs.js";
+import { ownSchema, stringFields } from "../tools/own-schema.js";
 import type { InferArgs, InferOutput, JsonSchema } from "../tools/schema.js";
-import { jsonSchema } from "../tools/schema.js";
 import { tool } from "../tools/tool.js";
 import type { LoopEvent } from "../types/events.js";
 import type { Message } from "../types/messages.js";
@@ -84,14 +84,17 @@ export interface SubRunner<Deps> {
 
 let promptInput: PromptInput | undefined;
 
-/** The default input, compiled on the first `asTool()` without one (not when tollgate loads). */
+/** The default input, made on the first `asTool()` without one (not when tollgate loads). */
 function defaultInput(): PromptInput {
-  promptInput ??= jsonSchema<{ prompt: string }>({
-    type: "object",
-    properties: { prompt: { type: "string", description: "The task, in full" } },
-    required: ["prompt"],
-    additionalProperties: false,
-  });
+  promptInput ??= ownSchema<{ prompt: string }>(
+    {
+      type: "object",
+      properties: { prompt: { type: "string", description: "The task, in full" } },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
+    stringFields(["prompt"]),
+  );
   return promptInput;
 }
 

@@ -3,6 +3,7 @@ import type { ResolvedOptions } from "../options/loop-options.js";
 import { freezeJson } from "../tools/args.js";
 import type { Message } from "../types/messages.js";
 import { callPolicy } from "../util/policy-call.js";
+import { loadMessageSchema, messageSchemaReady } from "./message-schema.js";
 import type { RunConfig, RunContext } from "./run-context.js";
 import { handedOff } from "./run-record.js";
 import type { TakenHandoff } from "./step.js";
@@ -19,6 +20,7 @@ export async function handOff<Deps>(run: RunContext<Deps>, taken: TakenHandoff<D
   const filter = handoff.inputFilter;
   let messages: Message[] | undefined;
   if (filter) {
+    if (!messageSchemaReady()) await loadMessageSchema(); // to check the filter's messages
     const from = run.agent ?? "";
     const input = {
       messages: freezeJson(structuredClone(run.messages)) as readonly Message[],

@@ -15,6 +15,7 @@ import type { ModelHookBy, ModelVerdictRecord } from "../types/step-record.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { textOf } from "../util/message-text.js";
 import { zeroUsage } from "../util/usage.js";
+import { loadMessageSchema, messageSchemaReady } from "./message-schema.js";
 import type { RunContext } from "./run-context.js";
 import { readMessages } from "./step-steering.js";
 
@@ -149,6 +150,10 @@ export function guardRequest<Deps>(
 ): MaybePromise<boolean> {
   const hooks = run.config.options.modelHooks!.pre;
   if (hooks.length === 0) return true;
+  // A hook may answer with messages, checked against the state's schema, which loads first.
+  if (!messageSchemaReady()) {
+    return loadMessageSchema().then(() => guardRequest(run, step, provider, request, tools, guard));
+  }
   const state = {
     messages: freezeJson([...request.messages]) as readonly Message[],
     changed: false,

@@ -7,6 +7,7 @@ import type { Tool } from "../types/tool.js";
 import { andThen, type MaybePromise } from "../util/maybe-promise.js";
 import { callPolicy, shortForm } from "../util/policy-call.js";
 import { isPlainObject } from "../util/values.js";
+import { loadMessageSchema, messageSchemaReady } from "./message-schema.js";
 import type { RunContext } from "./run-context.js";
 import { readSteering, STEERING_KEYS, type StepSteering } from "./step-steering.js";
 
@@ -36,6 +37,8 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
   const { tools, policy } = run.config.options;
   const { prepareStep } = policy;
   if (!prepareStep) return everyTool(run);
+  // Its answer may hold messages, checked against the state's schema, which loads first.
+  if (!messageSchemaReady()) return afterMessageSchema(run);
   const prepared = callPolicy(
     "prepareStep",
     undefined,
@@ -52,6 +55,11 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
     if (answer.steering) offered.steering = answer.steering;
     return offered;
   });
+}
+
+/** `prepareStep(run)` once the state's message schema has loaded (the first time only). */
+function afterMessageSchema<Deps>(run: RunContext<Deps>): Promise<ToolsOfStep<Deps>> {
+  return loadMessageSchema().then(() => prepareStep(run));
 }
 
 /**

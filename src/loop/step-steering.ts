@@ -1,12 +1,12 @@
 import { messageOf } from "../errors.js";
 import { checkSettings } from "../model/settings.js";
-import { messagesProblem } from "../state/state-schema.js";
 import { freezeJson } from "../tools/args.js";
 import type { Message } from "../types/messages.js";
 import type { ModelSettings, Provider } from "../types/provider.js";
 import type { StepRecord } from "../types/step-record.js";
 import { storedMessage } from "../util/content-parts.js";
 import { shortForm } from "../util/policy-call.js";
+import { messagesProblem } from "./message-schema.js";
 
 /**
  * What `prepareStep` changed for one step besides its tools, checked: the step's system

@@ -1,4 +1,4 @@
-import { jsonSchema } from "../tools/schema.js";
+import { ownSchema } from "../tools/own-schema.js";
 import { tool } from "../tools/tool.js";
 import type {
   Handoff,
@@ -10,14 +10,18 @@ import type { Message } from "../types/messages.js";
 import { checkKeys, shownValue } from "../util/option-keys.js";
 import type { ResolvedHandoff, ResolvedOptions } from "./loop-options.js";
 
-/** The resolved options of every `AgentLoop`, by loop: how a handoff finds its target's. */
-const agents = new WeakMap<object, ResolvedOptions<any>>();
+/**
+ * A loop's resolved options, or `undefined` for a value that is not an `AgentLoop`: how a
+ * handoff finds its target's. `AgentLoop` sets it once, reading its own private field, so a
+ * loop costs no registry entry (a module-wide `WeakMap` of every loop slowed each GC).
+ */
+let optionsOfAgent: (value: unknown) => ResolvedOptions<any> | undefined = () => undefined;
 /** What `handoff()` built, so a loop tells a handoff from a stray object. */
 const built = new WeakSet<object>();
 
-/** Called by `AgentLoop`'s constructor: `loop` is an agent a handoff may name. */
-export function registerAgent<Deps>(loop: object, options: ResolvedOptions<Deps>): void {
-  agents.set(loop, options);
+/** Called once by `AgentLoop`: how to read a loop's resolved options (see `optionsOfAgent`). */
+export function readAgentsWith(reader: (value: unknown) => ResolvedOptions<any> | undefined): void {
+  optionsOfAgent = reader;
 }
 
 /** Agent names: what a handoff tool's default name is made of, and what states record. */
@@ -57,7 +61,7 @@ export function handoff<Deps = unknown>(
         'handoff(): a target given as a function needs `name`, the agent\'s name: handoff(() => support, { name: "support" })',
       );
     }
-  } else if (!agents.has(target as object)) {
+  } else if (!optionsOfAgent(target)) {
     throw new TypeError(`handoff(): the target must be an AgentLoop, got ${shownValue(target)}`);
   }
   if (options.name !== undefined) checkAgentName(options.name, "handoff(): `name`");
@@ -79,7 +83,7 @@ export function handoff<Deps = unknown>(
 }
 
 /** The handoff tools' input: no args (an object with no keys; extra keys are refused). */
-const NO_ARGS = jsonSchema<Record<string, never>>(
+const NO_ARGS = ownSchema<Record<string, never>>(
   { type: "object", properties: {}, additionalProperties: false },
   (value) =>
     typeof value === "object" && value !== null && !Array.isArray(value)
@@ -124,7 +128,7 @@ export function resolveHandoffs<Deps>(
 function handoffOf<Deps>(entry: unknown, where: string, ownName: string): ResolvedHandoff<Deps> {
   const made: Handoff<Deps> | undefined = built.has(entry as object)
     ? (entry as Handoff<Deps>)
-    : agents.has(entry as object)
+    : optionsOfAgent(entry)
       ? { target: entry as HandoffAgent, options: {} }
       : undefined;
   if (!made) {
@@ -161,7 +165,7 @@ function handoffOf<Deps>(entry: unknown, where: string, ownName: string): Resolv
     input: NO_ARGS,
     execute: () => ({ agent }),
   });
-  let resolved: ResolvedOptions<Deps> | undefined = direct && agents.get(direct);
+  let resolved: ResolvedOptions<Deps> | undefined = direct && optionsOfAgent(direct);
   return {
     agent,
     tool: handoffTool,
@@ -169,7 +173,7 @@ function handoffOf<Deps>(entry: unknown, where: string, ownName: string): Resolv
     options: () => {
       if (resolved) return resolved;
       const loop = (target as () => HandoffAgent)();
-      const found = agents.get(loop as object);
+      const found = optionsOfAgent(loop);
       if (!found) {
         throw new TypeError(
           `handoff(): the function for "${agent}" must return an AgentLoop, got ${shownValue(loop)}`,

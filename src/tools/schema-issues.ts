@@ -5,6 +5,7 @@ import {
   REFERENCES,
   UNLISTED_PROPERTY_APPLICATORS,
 } from "../util/json-schema-keywords.js";
+import { jsonTypeName } from "../util/values.js";
 
 /** "city: expected string; items[0]: required" — issues with the paths that failed. */
 export function formatIssues(issues: ReadonlyArray<SchemaIssue>): string {
@@ -123,7 +124,7 @@ function describe(
   const last = numbers.at(-1);
   switch (unit.keyword) {
     case "type":
-      return `expected ${quotedIn(error.slice(error.indexOf("Expected"))).join(" or ")}, received ${typeName(value)}`;
+      return `expected ${quotedIn(error.slice(error.indexOf("Expected"))).join(" or ")}, received ${jsonTypeName(value)}`;
     case "const":
       return `expected ${between(error, "Instance does not match ", ".")}`;
     case "enum":
@@ -208,10 +209,4 @@ function quotedIn(text: string): string[] {
 function sentence(error: string): string {
   const text = error.endsWith(".") ? error.slice(0, -1) : error;
   return text.charAt(0).toLowerCase() + text.slice(1);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
 }

@@ -20,3 +20,10 @@ export function kindOf(value: unknown): string {
   const type = typeof value;
   return type === "object" ? "an object" : `a ${type}`;
 }
+
+/** A value's JSON type as a JSON Schema validator names it: "null", "array", "object", "string", … */
+export function jsonTypeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}

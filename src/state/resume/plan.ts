@@ -1,6 +1,6 @@
 import { ResumeError } from "../../errors.js";
 import { isPaused, stateDigestOf } from "../run-state.js";
-import { stateProblem } from "../state-schema.js";
+import { stateProblem } from "../state-check.js";
 import { withResults } from "../stored-steps.js";
 import { waitingCalls } from "../sub-runs.js";
 import { checkDecisions, routeDecisions } from "./decisions.js";
