@@ -56,6 +56,16 @@ export class EventBus {
     return this.#onEvent !== undefined || this.#count > 0;
   }
 
+  /**
+   * Whether anyone listens to events of `type`: `onEvent`, or an `on(type)` listener. An event
+   * nobody listens to is neither frozen nor copied (a run-finish copy walks the whole result).
+   */
+  listensTo(type: LoopEventType): boolean {
+    return (
+      this.#onEvent !== undefined || (this.#count > 0 && this.#emitter.listenerCount(type) > 0)
+    );
+  }
+
   /** Hands one event to every listener. */
   emit(event: LoopEvent): void {
     if (this.#onEvent) this.#call(this.#onEvent, event);

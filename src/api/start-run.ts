@@ -60,7 +60,7 @@ export function startRun<Deps>(
         sink(frozen);
       }
     : (event: LoopEvent) => {
-        if (bus.listening) bus.emit(freezeEvent(event));
+        if (bus.listensTo(event.type)) bus.emit(freezeEvent(event));
       };
   const writes = runWrites(() => run, loop.options);
   // A resumed run goes on with the agent holding it (a handoff's target: `resumed.agent`).
@@ -143,7 +143,9 @@ export function startRun<Deps>(
       }
       abandon();
       // The run's last event, past the abort that silences the rest: listeners end what they opened.
-      if (bus.listening) bus.emit(freezeEvent({ type: "run-error", runId: run.runId, error }));
+      if (bus.listensTo("run-error")) {
+        bus.emit(freezeEvent({ type: "run-error", runId: run.runId, error }));
+      }
       throw error;
     },
   );

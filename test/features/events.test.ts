@@ -263,4 +263,23 @@ describe("events", () => {
       { verdict: "needs-approval", by: "policy" },
     ]);
   });
+  it("a listener added during a run for another type gets its events, frozen (each event asks who listens)", async () => {
+    const loop = new AgentLoop({ provider: script(), tools: [echo] });
+    const finished: LoopEvent[] = [];
+    const results: unknown[] = [];
+    loop.on("step-finish", (event) => {
+      if (event.step === 0) loop.on("run-finish", (finish) => finished.push(finish));
+    });
+    loop.on("tool-result", (event) => results.push(event.output));
+    const result = await loop.run("go");
+    expect(finished).toHaveLength(1);
+    const finish = finished[0] as Extract<LoopEvent, { type: "run-finish" }>;
+    expect(Object.isFrozen(finish.result)).toBe(true);
+    expect(Object.isFrozen(finish.result.messages)).toBe(true);
+    expect(finish.result).not.toBe(result);
+    expect(finish.result).toEqual(result);
+    expect(Object.isFrozen(result.messages)).toBe(false);
+    // The unknown tool's error result first (it needs no run), then echo's.
+    expect(results).toEqual([expect.stringContaining("tool missing is not available"), "hi"]);
+  });
 });
