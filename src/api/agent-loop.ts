@@ -42,8 +42,9 @@ export class AgentLoop<Deps = unknown, Output = unknown> {
 
   static {
     readAgentsWith((value) =>
+      // `?.`: a loop whose constructor has not finished has the field, not yet its value.
       typeof value === "object" && value !== null && #loop in value
-        ? (value as AgentLoop<any, any>).#loop.options
+        ? (value as AgentLoop<any, any>).#loop?.options
         : undefined,
     );
   }
