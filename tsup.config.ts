@@ -36,7 +36,6 @@ export default defineConfig({
   external: [
     "tollgate",
     "zod",
-    "eventemitter3",
     "zod-to-json-schema",
     "@cfworker/json-schema",
     // The optional peers of tollgate/mcp and tollgate/otel: the user's own copies.

@@ -1,4 +1,3 @@
-import EventEmitter from "eventemitter3";
 import type {
   ListenerErrorHandler,
   LoopEvent,
@@ -27,7 +26,12 @@ export function checkEventType(where: string, type: unknown): asserts type is Lo
  * listener throws, synchronously or not.
  */
 export class EventBus {
-  readonly #emitter = new EventEmitter();
+  /**
+   * The `on()` listeners by event type. A list is replaced, never changed in place, so an event
+   * being delivered goes to the listeners it started with: one added or removed meanwhile
+   * counts from the next event.
+   */
+  readonly #listeners = new Map<string, readonly ((event: LoopEvent) => void)[]>();
   readonly #onEvent: LoopListener | undefined;
   readonly #onError: ListenerErrorHandler;
   #count = 0;
@@ -40,14 +44,16 @@ export class EventBus {
   /** Adds a listener for one event type; returns the function that removes it. */
   on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
     const guarded = (event: LoopEvent) => this.#call(listener as unknown as LoopListener, event);
-    this.#emitter.on(type, guarded);
+    this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), guarded]);
     this.#count++;
     let removed = false;
     return () => {
       if (removed) return;
       removed = true;
       this.#count--;
-      this.#emitter.off(type, guarded);
+      const left = this.#listeners.get(type)!.filter((one) => one !== guarded);
+      if (left.length > 0) this.#listeners.set(type, left);
+      else this.#listeners.delete(type);
     };
   }
 
@@ -61,15 +67,15 @@ export class EventBus {
    * nobody listens to is neither frozen nor copied (a run-finish copy walks the whole result).
    */
   listensTo(type: LoopEventType): boolean {
-    return (
-      this.#onEvent !== undefined || (this.#count > 0 && this.#emitter.listenerCount(type) > 0)
-    );
+    return this.#onEvent !== undefined || (this.#count > 0 && this.#listeners.has(type));
   }
 
   /** Hands one event to every listener. */
   emit(event: LoopEvent): void {
     if (this.#onEvent) this.#call(this.#onEvent, event);
-    if (this.#count > 0) this.#emitter.emit(event.type, event);
+    if (this.#count === 0) return;
+    const listeners = this.#listeners.get(event.type);
+    if (listeners) for (const listener of listeners) listener(event);
   }
 
   #call(listener: LoopListener, event: LoopEvent): void {
