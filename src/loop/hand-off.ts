@@ -20,7 +20,10 @@ export async function handOff<Deps>(run: RunContext<Deps>, taken: TakenHandoff<D
   const filter = handoff.inputFilter;
   let messages: Message[] | undefined;
   if (filter) {
-    if (!messageSchemaReady()) await loadMessageSchema(); // to check the filter's messages
+    if (!messageSchemaReady()) {
+      await loadMessageSchema(); // to check the filter's messages
+      run.abort.throwIfAborted();
+    }
     const from = run.agent ?? "";
     const input = {
       messages: freezeJson(structuredClone(run.messages)) as readonly Message[],

@@ -152,7 +152,10 @@ export function guardRequest<Deps>(
   if (hooks.length === 0) return true;
   // A hook may answer with messages, checked against the state's schema, which loads first.
   if (!messageSchemaReady()) {
-    return loadMessageSchema().then(() => guardRequest(run, step, provider, request, tools, guard));
+    return loadMessageSchema().then(() => {
+      run.abort.throwIfAborted(); // no hook is asked after the run was aborted
+      return guardRequest(run, step, provider, request, tools, guard);
+    });
   }
   const state = {
     messages: freezeJson([...request.messages]) as readonly Message[],

@@ -59,7 +59,10 @@ export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfSt
 
 /** `prepareStep(run)` once the state's message schema has loaded (the first time only). */
 function afterMessageSchema<Deps>(run: RunContext<Deps>): Promise<ToolsOfStep<Deps>> {
-  return loadMessageSchema().then(() => prepareStep(run));
+  return loadMessageSchema().then(() => {
+    run.abort.throwIfAborted(); // no user code is asked after the run was aborted
+    return prepareStep(run);
+  });
 }
 
 /**
