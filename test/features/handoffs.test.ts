@@ -834,6 +834,22 @@ describe("construction errors are TypeErrors naming the option", () => {
   const named = (name: string, extra: Partial<AgentLoopOptions> = {}) =>
     new AgentLoop({ name, provider, ...extra });
 
+  it("a target must be an AgentLoop itself: an object shaped like one, or made from its prototype, is refused", async () => {
+    const lookalike = Object.create(AgentLoop.prototype) as AgentLoop;
+    for (const target of [{}, lookalike, { name: "billing", run: () => {} }]) {
+      expect(() => handoff(target as never)).toThrow(/the target must be an AgentLoop/);
+      expect(() => named("triage", { handoffs: [target as never] })).toThrow(
+        /must be an AgentLoop or handoff\(loop, options\)/,
+      );
+    }
+    // A function target is asked at run(): what it returns must be a loop too.
+    const triage = named("triage", {
+      provider: scriptedProvider([{ toolCalls: [{ name: "transfer_to_billing", args: {} }] }]),
+      handoffs: [handoff(() => lookalike, { name: "billing" })],
+    });
+    await expect(triage.run("go")).rejects.toThrow(/must return an AgentLoop/);
+  });
+
   it("a loop with handoffs needs a name", () => {
     expect(() => new AgentLoop({ provider, handoffs: [named("billing")] })).toThrow(TypeError);
     expect(() => new AgentLoop({ provider, handoffs: [named("billing")] })).toThrow(/\bname\b/);
