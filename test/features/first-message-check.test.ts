@@ -69,41 +69,26 @@ describe("the first message check of a process", () => {
     );
   });
 
-  it("a run aborted while the schema loads never asks prepareStep", async () => {
+  /** The loop options whose callback `ask` is the first to need the schema. */
+  const askers: [string, (ask: () => undefined) => Record<string, unknown>][] = [
+    ["prepareStep", (ask) => ({ policy: { prepareStep: ask } })],
+    ["a pre-model hook", (ask) => ({ preModelCall: [ask] })],
+  ];
+
+  it.each(askers)("a run aborted while the schema loads never asks %s", async (_, options) => {
     let asked = 0;
     const loop = new tollgate.AgentLoop({
       provider: testing.scriptedProvider([{ text: "x" }]),
-      policy: {
-        prepareStep: () => {
-          asked++;
-          return undefined;
-        },
-      },
+      ...options(() => {
+        asked++;
+        return undefined;
+      }),
     });
     const controller = new AbortController();
     const run = loop.run("go", { signal: controller.signal });
     controller.abort(new Error("stop now"));
     await expect(run).rejects.toThrow("stop now");
     await new Promise((resolve) => setTimeout(resolve, 20)); // the load has settled by now
-    expect(asked).toBe(0);
-  });
-
-  it("a run aborted while the schema loads never asks a pre-model hook", async () => {
-    let asked = 0;
-    const loop = new tollgate.AgentLoop({
-      provider: testing.scriptedProvider([{ text: "x" }]),
-      preModelCall: [
-        () => {
-          asked++;
-          return undefined;
-        },
-      ],
-    });
-    const controller = new AbortController();
-    const run = loop.run("go", { signal: controller.signal });
-    controller.abort(new Error("stop now"));
-    await expect(run).rejects.toThrow("stop now");
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(asked).toBe(0);
   });
 });
