@@ -2,7 +2,7 @@ import { TollgateError } from "../errors.js";
 import { parentCallOf } from "../loop/parent-call.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import { registerSubAgent } from "../state/sub-runs.js";
-import { ownSchema, stringFields } from "../tools/own-schema.js";
+import { checkedJsonSchema, stringFields } from "../tools/checked-json-schema.js";
 import type { InferArgs, InferOutput, JsonSchema } from "../tools/schema.js";
 import { tool } from "../tools/tool.js";
 import type { LoopEvent } from "../types/events.js";
@@ -86,7 +86,7 @@ let promptInput: PromptInput | undefined;
 
 /** The default input, made on the first `asTool()` without one (not when tollgate loads). */
 function defaultInput(): PromptInput {
-  promptInput ??= ownSchema<{ prompt: string }>(
+  promptInput ??= checkedJsonSchema<{ prompt: string }>(
     {
       type: "object",
       properties: { prompt: { type: "string", description: "The task, in full" } },

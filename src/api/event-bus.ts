@@ -27,14 +27,13 @@ export function checkEventType(where: string, type: unknown): asserts type is Lo
  */
 export class EventBus {
   /**
-   * The `on()` listeners by event type. A list is replaced, never changed in place, so an event
-   * being delivered goes to the listeners it started with: one added or removed meanwhile
-   * counts from the next event.
+   * The `on()` listeners by event type; a type nobody listens to has no entry. A list is
+   * replaced, never changed in place, so an event being delivered goes to the listeners it
+   * started with: one added or removed meanwhile counts from the next event.
    */
   readonly #listeners = new Map<string, readonly ((event: LoopEvent) => void)[]>();
   readonly #onEvent: LoopListener | undefined;
   readonly #onError: ListenerErrorHandler;
-  #count = 0;
 
   constructor(onEvent: LoopListener | undefined, onError: ListenerErrorHandler) {
     this.#onEvent = onEvent;
@@ -45,12 +44,10 @@ export class EventBus {
   on<T extends LoopEventType>(type: T, listener: LoopListener<T>): () => void {
     const guarded = (event: LoopEvent) => this.#call(listener as unknown as LoopListener, event);
     this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), guarded]);
-    this.#count++;
     let removed = false;
     return () => {
       if (removed) return;
       removed = true;
-      this.#count--;
       const left = this.#listeners.get(type)!.filter((one) => one !== guarded);
       if (left.length > 0) this.#listeners.set(type, left);
       else this.#listeners.delete(type);
@@ -59,7 +56,7 @@ export class EventBus {
 
   /** Whether anyone listens: `onEvent`, or a listener added with `on()`. */
   get listening(): boolean {
-    return this.#onEvent !== undefined || this.#count > 0;
+    return this.#onEvent !== undefined || this.#listeners.size > 0;
   }
 
   /**
@@ -67,13 +64,12 @@ export class EventBus {
    * nobody listens to is neither frozen nor copied (a run-finish copy walks the whole result).
    */
   listensTo(type: LoopEventType): boolean {
-    return this.#onEvent !== undefined || (this.#count > 0 && this.#listeners.has(type));
+    return this.#onEvent !== undefined || this.#listeners.has(type);
   }
 
   /** Hands one event to every listener. */
   emit(event: LoopEvent): void {
     if (this.#onEvent) this.#call(this.#onEvent, event);
-    if (this.#count === 0) return;
     const listeners = this.#listeners.get(event.type);
     if (listeners) for (const listener of listeners) listener(event);
   }

@@ -1,4 +1,4 @@
-import { ownSchema } from "../tools/own-schema.js";
+import { checkedJsonSchema } from "../tools/checked-json-schema.js";
 import { tool } from "../tools/tool.js";
 import type {
   Handoff,
@@ -83,7 +83,7 @@ export function handoff<Deps = unknown>(
 }
 
 /** The handoff tools' input: no args (an object with no keys; extra keys are refused). */
-const NO_ARGS = ownSchema<Record<string, never>>(
+const NO_ARGS = checkedJsonSchema<Record<string, never>>(
   { type: "object", properties: {}, additionalProperties: false },
   (value) =>
     typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,7 +1,8 @@
 import type * as z4 from "zod/v4/core";
-import type { StandardSchema } from "../types/schema.js";
+import type { JsonSchema, StandardSchema } from "../types/schema.js";
 import type { SchemaIssue, ValidationResult } from "../types/validation-result.js";
 import { kindOf } from "../util/values.js";
+import { checkedJsonSchema } from "./checked-json-schema.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 import { nullableJsonProblem, optionalInputProblem } from "./optional-input.js";
 import { formatIssues } from "./schema-issues.js";
@@ -63,10 +64,7 @@ type HasDefault<F> = F extends { _zod: { def: { type: "default" | "prefault" } }
 /** `{ a } & { b }` shown as `{ a; b }`. */
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
-/** A raw JSON Schema with a validator, built by `jsonSchema()`; also a Standard Schema. */
-export interface JsonSchema<T = unknown, In = T> extends StandardSchema<In, T> {
-  readonly jsonSchema: Record<string, unknown>;
-}
+export type { JsonSchema };
 
 /** A validator for `jsonSchema()`: a Standard Schema, or a function returning its result shape. */
 export type JsonSchemaValidator<T, In = T> =
@@ -96,15 +94,7 @@ export function jsonSchema<T = unknown, In = T>(
     );
   }
   const copy = jsonCopy(schema);
-  return {
-    jsonSchema: copy,
-    "~standard": {
-      version: 1,
-      vendor: "tollgate",
-      validate: validatorOf(copy, validate),
-      jsonSchema: { input: () => copy },
-    },
-  };
+  return checkedJsonSchema(copy, validatorOf(copy, validate));
 }
 
 /** The schema as JSON data, as the model will read it: later changes to the original do not count. */

@@ -17,3 +17,8 @@ export interface StandardSchema<Input = unknown, Output = Input> {
     };
   };
 }
+
+/** A raw JSON Schema with a validator, built by `jsonSchema()`; also a Standard Schema. */
+export interface JsonSchema<T = unknown, In = T> extends StandardSchema<In, T> {
+  readonly jsonSchema: Record<string, unknown>;
+}

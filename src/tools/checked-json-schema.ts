@@ -1,17 +1,18 @@
+import type { JsonSchema } from "../types/schema.js";
 import type { SchemaIssue, ValidationResult } from "../types/validation-result.js";
 import { jsonTypeName } from "../util/values.js";
-import type { JsonSchema } from "./schema.js";
 
 /**
- * The input of a tool the loop writes itself (a handoff's, a sub-agent's default), as
- * `jsonSchema(schema, check)` builds it: the model is shown `schema`, and `check` judges the
- * args. Nothing is compiled, so a loop whose tools are all zod never loads the JSON Schema
- * validator (@cfworker/json-schema).
+ * A raw JSON Schema with the check that judges args against it: the model is shown `schema`,
+ * `check` judges the args. What `jsonSchema()` returns, and the input of a tool the loop writes
+ * itself (a handoff's, a sub-agent's default), whose check is written by hand: nothing is
+ * compiled for those, so a loop whose tools are all zod never loads the JSON Schema validator
+ * (@cfworker/json-schema).
  */
-export function ownSchema<T>(
+export function checkedJsonSchema<T, In = T>(
   schema: Record<string, unknown>,
-  check: (value: unknown) => ValidationResult<T>,
-): JsonSchema<T> {
+  check: (value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>>,
+): JsonSchema<T, In> {
   return {
     jsonSchema: schema,
     "~standard": {
