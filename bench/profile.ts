@@ -5,6 +5,9 @@
  *   npm run bench -- --profile=stream        # CPU: 5,000 text deltas through loop.stream()
  *   npm run bench -- --profile=user-cold     # CPU: the first 300 1-call runs of a fresh process
  *   npm run bench -- --profile=user-1        # CPU: warm section 9 runs, 1 call (or user-20)
+ *   npm run bench -- --profile=http-chat     # CPU: streamed 5-call runs over real HTTP (or
+ *                                            # http-responses, http-anthropic, http-gemini;
+ *                                            # http-floor-chat …: the same by fetch alone)
  *   npm run bench -- --promise-sites=loop    # which functions create the promises (or =stream)
  *
  * `--profile` runs the compiled bench under `node --cpu-prof` for a few seconds of that
@@ -30,6 +33,15 @@ const WORKLOADS: Record<string, () => Promise<Contender>> = {
   stream: async () => (await import("./streaming.js")).tollgateStream(5000),
   "user-1": async () => (await import("./user-shaped.js")).userContender("tollgate", 1),
   "user-20": async () => (await import("./user-shaped.js")).userContender("tollgate", 20),
+  ...Object.fromEntries(
+    (["chat", "responses", "anthropic", "gemini"] as const).flatMap((api) => [
+      [`http-${api}`, async () => (await import("./real-http.js")).httpProfileContender(api)],
+      [
+        `http-floor-${api}`,
+        async () => (await import("./real-http.js")).httpProfileContender(api, true),
+      ],
+    ]),
+  ),
 };
 
 /** The workload, run for `seconds` (the profiled child's job). */
@@ -44,6 +56,8 @@ export async function profileChild(workload: string, seconds: number): Promise<v
     runs++;
   }
   console.log(`${workload}: ${runs} runs in ${seconds} s`);
+  // An http- workload's stand-in child would keep the process alive; --cpu-prof writes on exit.
+  process.exit(0);
 }
 
 /** `--profile=user-cold`'s child: profiles the first `runs` runs, writes `dir/user-cold.cpuprofile`. */

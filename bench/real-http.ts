@@ -32,7 +32,7 @@ import { gemini } from "tollgate/gemini";
 import { openAIChat, openAIResponses } from "tollgate/openai";
 import { z } from "zod";
 import { makeBuildDir, ROOT } from "./compile.js";
-import { expectEqual, type Stats, stats } from "./harness.js";
+import { type Contender, expectEqual, type Stats, stats } from "./harness.js";
 import { Counter } from "./loop-overhead.js";
 import {
   APIS,
@@ -528,4 +528,20 @@ export async function httpReadings(budget: HttpBudget): Promise<HttpReadings> {
   } finally {
     standIn.close();
   }
+}
+
+/**
+ * `--profile=http-<api>`'s workload: tollgate streamed against the stand-in, 5 tool calls a run
+ * (the stand-in runs in its own process, so the profile is the client's alone); with `floor`,
+ * the same exchanges by `fetch` alone, to profile what every client pays.
+ */
+export async function httpProfileContender(api: Api, floor = false): Promise<Contender> {
+  const deltas = answerDeltas(FIXTURES);
+  const text = deltas.join("");
+  const standIn = await startStandInChild();
+  process.once("exit", () => standIn.close());
+  const contender = floor
+    ? floorContender(api, true, 5, standIn.url, buildWires(FIXTURES), deltas.find(Boolean) ?? text)
+    : tollgateContender(api, true, 5, standIn.url, text);
+  return { name: contender.name, units: 1, run: () => contender.run() };
 }

@@ -17,7 +17,7 @@
  * imports nothing of tollgate or the peers until it runs compiled. Compiled, it runs the report
  * (report.ts), or one of the child jobs the report and --profile start.
  */
-import { mkdtempSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUNDLED, relaunch } from "./compile.js";
@@ -41,7 +41,11 @@ if (!BUNDLED) {
       cold ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
       (bundle) => {
         const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"))!;
-        console.log(`profile: ${join(dir, file)}\ntop self time:`);
+        // The bundle goes beside the profile: its `// src/…` headers name each line's source.
+        copyFileSync(bundle, join(dir, "bench.mjs"));
+        console.log(
+          `profile: ${join(dir, file)} (bundle: ${join(dir, "bench.mjs")})\ntop self time:`,
+        );
         for (const line of topSelfTime(join(dir, file), bundle)) console.log(line);
       },
     );

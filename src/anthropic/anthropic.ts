@@ -63,9 +63,8 @@ export function anthropic(options: AnthropicOptions): Provider {
         name,
         await transport.json("/messages", body(request, false), signal, MESSAGE_OBJECT),
       ),
-    // A generator, so that a request that cannot be built fails on the first read, as others do.
-    stream: async function* (request, { signal }) {
-      yield* anthropicStreamParts(name, transport.events("/messages", body(request, true), signal));
-    },
+    // The request is built on the first read, so one that cannot be built fails there, as others do.
+    stream: (request, { signal }) =>
+      anthropicStreamParts(name, () => transport.events("/messages", body(request, true), signal)),
   });
 }

@@ -42,14 +42,15 @@ interface OpenToolCall {
  */
 export async function* anthropicStreamParts(
   provider: string,
-  events: AsyncIterable<SSEEvent>,
+  /** Sends the request and returns its events; called on the first read, so a request that cannot be built fails there. */
+  openEvents: () => AsyncIterable<SSEEvent>,
 ): AsyncGenerator<ModelStreamPart> {
   let usage: AnthropicUsage = {};
   let stopReason: string | null | undefined;
   let stopped = false;
   let message: unknown;
   const openCalls = new Map<number, OpenToolCall>();
-  for await (const { data } of events) {
+  for await (const { data } of openEvents()) {
     if (stopped) continue;
     const event = parseEvent(provider, data) as StreamEvent;
     const index = event.index ?? 0;

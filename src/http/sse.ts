@@ -156,29 +156,60 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void): SSEParser {
 }
 
 /**
- * Reads a byte stream of server-sent events, decoding UTF-8 across chunk boundaries.
- * Cancel it by aborting the request the stream belongs to.
+ * Reads a byte stream of server-sent events one chunk at a time: each `read()` gives the events
+ * the chunk completed (often none or one), and `undefined` once the stream has ended. For a
+ * reader that hands events on itself, without a generator of its own in between.
  */
-export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
+export interface SSEChunkReader {
+  /** The events completed by the next chunk, or `undefined` after the last. */
+  read(): Promise<SSEEvent[] | undefined>;
+  /** Lets go of the stream's reader (the stream stays open). */
+  release(): void;
+}
+
+const NONE: SSEEvent[] = [];
+const STREAM = { stream: true };
+
+/** Creates an `SSEChunkReader` over `body`, decoding UTF-8 across chunk boundaries. */
+export function readSSEChunks(body: ReadableStream<Uint8Array>): SSEChunkReader {
   let queue: SSEEvent[] = [];
   const parser = createSSEParser((event) => queue.push(event));
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  try {
-    for (;;) {
+  let ended = false;
+  const take = () => {
+    if (queue.length === 0) return NONE;
+    const ready = queue;
+    queue = [];
+    return ready;
+  };
+  return {
+    async read() {
+      if (ended) return undefined;
       const { done, value } = await reader.read();
-      if (done) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-      if (queue.length > 0) {
-        const ready = queue;
-        queue = [];
-        yield* ready;
+      if (!done) parser.feed(decoder.decode(value, STREAM));
+      else {
+        ended = true;
+        parser.feed(decoder.decode());
+        parser.end();
       }
+      return take();
+    },
+    release: () => reader.releaseLock(),
+  };
+}
+
+/**
+ * Reads a byte stream of server-sent events, decoding UTF-8 across chunk boundaries.
+ * Cancel it by aborting the request the stream belongs to.
+ */
+export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
+  const chunks = readSSEChunks(body);
+  try {
+    for (let events = await chunks.read(); events !== undefined; events = await chunks.read()) {
+      yield* events;
     }
-    parser.feed(decoder.decode());
-    parser.end();
-    yield* queue;
   } finally {
-    reader.releaseLock();
+    chunks.release();
   }
 }

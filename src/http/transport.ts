@@ -21,7 +21,7 @@ import {
   sleep,
 } from "./retry.js";
 import { configSecrets, displayURL } from "./secrets.js";
-import { readSSE, type SSEEvent } from "./sse.js";
+import { readSSEChunks, type SSEEvent } from "./sse.js";
 
 /** Options every HTTP adapter takes. */
 export interface HttpProviderOptions {
@@ -266,7 +266,15 @@ export function createTransport(config: TransportConfig): Transport {
             provider,
           });
         }
-        yield* readSSE(response.body);
+        // Read here, not through `readSSE`: a generator in between costs every event promises.
+        const chunks = readSSEChunks(response.body);
+        try {
+          for (let events = await chunks.read(); events; events = await chunks.read()) {
+            for (let i = 0; i < events.length; i++) yield events[i]!;
+          }
+        } finally {
+          chunks.release();
+        }
         finished = true;
       } catch (error) {
         signal?.throwIfAborted();

@@ -33,7 +33,8 @@ interface ChatChunk {
  */
 export async function* chatStreamParts(
   provider: string,
-  events: AsyncIterable<SSEEvent>,
+  /** Sends the request and returns its events; called on the first read, so a request that cannot be built fails there. */
+  openEvents: () => AsyncIterable<SSEEvent>,
 ): AsyncGenerator<ModelStreamPart> {
   let done = false;
   let finishReason: string | undefined;
@@ -41,7 +42,7 @@ export async function* chatStreamParts(
   let last: unknown;
   let nextIndex = 0;
   let refused = false;
-  for await (const event of events) {
+  for await (const event of openEvents()) {
     if (done) continue;
     if (event.data === "[DONE]") {
       done = true;

@@ -61,12 +61,10 @@ export function openAIChat(options: OpenAIChatOptions): Provider {
         name,
         await transport.json("/chat/completions", body(request, false), signal, CHAT_COMPLETION),
       ),
-    // A generator, so that a request that cannot be built fails on the first read, as others do.
-    stream: async function* (request, { signal }) {
-      yield* chatStreamParts(
-        name,
+    // The request is built on the first read, so one that cannot be built fails there, as others do.
+    stream: (request, { signal }) =>
+      chatStreamParts(name, () =>
         transport.events("/chat/completions", body(request, true), signal),
-      );
-    },
+      ),
   });
 }

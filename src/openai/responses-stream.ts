@@ -27,11 +27,12 @@ interface ResponsesEvent {
  */
 export async function* responsesStreamParts(
   provider: string,
-  events: AsyncIterable<SSEEvent>,
+  /** Sends the request and returns its events; called on the first read, so a request that cannot be built fails there. */
+  openEvents: () => AsyncIterable<SSEEvent>,
 ): AsyncGenerator<ModelStreamPart> {
   let finish: ModelStreamPart | undefined;
   let refused = false;
-  for await (const { data } of events) {
+  for await (const { data } of openEvents()) {
     if (finish) continue;
     const event = parseEvent(provider, data) as ResponsesEvent;
     const { item } = event;

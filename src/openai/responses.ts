@@ -45,12 +45,8 @@ export function openAIResponses(options: OpenAIResponsesOptions): Provider {
         name,
         await transport.json("/responses", body(request, false), signal, RESPONSE_OBJECT),
       ),
-    // A generator, so that a request that cannot be built fails on the first read, as others do.
-    stream: async function* (request, { signal }) {
-      yield* responsesStreamParts(
-        name,
-        transport.events("/responses", body(request, true), signal),
-      );
-    },
+    // The request is built on the first read, so one that cannot be built fails there, as others do.
+    stream: (request, { signal }) =>
+      responsesStreamParts(name, () => transport.events("/responses", body(request, true), signal)),
   });
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSSEParser, readSSE, type SSEEvent } from "../../src/http/sse.js";
+import { createSSEParser, readSSE, readSSEChunks, type SSEEvent } from "../../src/http/sse.js";
 import { allRecordings, recordingBytes } from "./support/recordings.js";
 
 /** Parses a whole text in one go. */
@@ -191,5 +191,50 @@ describe("readSSE", () => {
     const events: SSEEvent[] = [];
     for await (const e of readSSE(body)) events.push(e);
     expect(events).toEqual([event("÷ 5 = 185 🚦"), event("x")]);
+  });
+});
+
+/** A byte stream that hands out `chunks` one by one. */
+function chunked(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(chunks[next++]!);
+      else controller.close();
+    },
+  });
+}
+
+describe("readSSEChunks", () => {
+  it("gives each chunk's completed events, the unterminated last one at the end, then undefined", async () => {
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const bytes = encode("data: 🚦");
+    const chunks = readSSEChunks(
+      chunked([
+        encode("data: a\n\ndata: b\n\ndata: c"),
+        encode("\n\n"),
+        bytes.subarray(0, 8), // the emoji cut after its first byte
+        bytes.subarray(8),
+        encode("\n\ndata: last"),
+      ]),
+    );
+    const reads: (string[] | undefined)[] = [];
+    for (let i = 0; i < 7; i++) reads.push((await chunks.read())?.map((e) => e.data));
+    chunks.release();
+    expect(reads).toEqual([["a", "b"], ["c"], [], [], ["🚦"], ["last"], undefined]);
+  });
+
+  it("agrees with the whole-text parse on every recording, one chunk per 64 bytes", async () => {
+    for (const path of allRecordings()) {
+      const bytes = recordingBytes(path);
+      const parts: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += 64) parts.push(bytes.subarray(i, i + 64));
+      const chunks = readSSEChunks(chunked(parts));
+      const events: SSEEvent[] = [];
+      for (let got = await chunks.read(); got !== undefined; got = await chunks.read()) {
+        events.push(...got);
+      }
+      expect(events, path).toEqual(parse(new TextDecoder().decode(bytes)));
+    }
   });
 });
