@@ -541,7 +541,14 @@ export async function httpProfileContender(api: Api, floor = false): Promise<Con
   const standIn = await startStandInChild();
   process.once("exit", () => standIn.close());
   const contender = floor
-    ? floorContender(api, true, 5, standIn.url, buildWires(FIXTURES), deltas.find(Boolean) ?? text)
+    ? floorContender(
+        api,
+        true,
+        5,
+        standIn.url,
+        buildWires(FIXTURES),
+        deltas.find((delta) => delta !== "") ?? text,
+      )
     : tollgateContender(api, true, 5, standIn.url, text);
   return { name: contender.name, units: 1, run: () => contender.run() };
 }

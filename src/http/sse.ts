@@ -206,8 +206,9 @@ export function readSSEChunks(body: ReadableStream<Uint8Array>): SSEChunkReader 
 export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEEvent> {
   const chunks = readSSEChunks(body);
   try {
-    for (let events = await chunks.read(); events !== undefined; events = await chunks.read()) {
-      yield* events;
+    for (let events = await chunks.read(); events; events = await chunks.read()) {
+      // Not `yield*`: over an array, an async generator wraps each value in a promise of its own.
+      for (let i = 0; i < events.length; i++) yield events[i]!;
     }
   } finally {
     chunks.release();
