@@ -3,6 +3,11 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: {
     index: "src/index.ts",
+    // Not a package entry: its own entry so that jsonSchema() and the JSON Schema validator it
+    // imports sit in a chunk of their own. A user's bundler follows every import of a file it
+    // keeps; in the core's chunk, the validator (also what a resumed run loads) would load at
+    // start in every app.
+    "internal/json-schema": "src/tools/json-schema.ts",
     "testing/index": "src/testing/index.ts",
     "testing/arbitraries/index": "src/testing/arbitraries/index.ts",
     "vitest/index": "src/vitest/index.ts",

@@ -61,6 +61,8 @@ export type {
 export { memoryRunStore } from "./state/run-store.js";
 export { RUN_STATE_SCHEMA } from "./state/state-schema.js";
 export type { ArgsLimits } from "./tools/args.js";
+export type { JsonSchemaValidator } from "./tools/json-schema.js";
+export { jsonSchema } from "./tools/json-schema.js";
 export type {
   CallLike,
   ToolCallInfo,
@@ -74,11 +76,9 @@ export type {
   InferInput,
   InferOutput,
   JsonSchema,
-  JsonSchemaValidator,
   SchemaIssue,
   ValidationResult,
 } from "./tools/schema.js";
-export { jsonSchema } from "./tools/schema.js";
 export type { ToolDefinition, ToolFactory } from "./tools/tool.js";
 export { tool, withMaxRetries } from "./tools/tool.js";
 export { Toolset, toolset } from "./tools/toolset.js";

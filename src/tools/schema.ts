@@ -2,8 +2,6 @@ import type * as z4 from "zod/v4/core";
 import type { JsonSchema, StandardSchema } from "../types/schema.js";
 import type { SchemaIssue, ValidationResult } from "../types/validation-result.js";
 import { kindOf } from "../util/values.js";
-import { checkedJsonSchema } from "./checked-json-schema.js";
-import { compileJsonSchema } from "./json-schema-validator.js";
 import { nullableJsonProblem, optionalInputProblem } from "./optional-input.js";
 import { formatIssues } from "./schema-issues.js";
 import { zod3JsonSchema, zod4JsonSchema } from "./zod-json-schema.js";
@@ -65,63 +63,6 @@ type HasDefault<F> = F extends { _zod: { def: { type: "default" | "prefault" } }
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
 export type { JsonSchema };
-
-/** A validator for `jsonSchema()`: a Standard Schema, or a function returning its result shape. */
-export type JsonSchemaValidator<T, In = T> =
-  | StandardSchema<In, T>
-  | ((value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>>);
-
-/**
- * Wraps a raw JSON Schema as a tool input. Without `validate`, args are checked against every
- * keyword of the schema's draft (from `$schema`: draft-04 to 2020-12, 2020-12 when absent) by
- * @cfworker/json-schema, and every error is reported. The schema is copied and compiled here,
- * once: a schema the validator cannot use (an unresolvable `$ref`, a bad `pattern`, a keyword
- * of the wrong type) is a `TypeError` now. Give `validate` (a Standard Schema or a function)
- * to check args your own way; the schema is then only what the model is shown.
- *
- * @example
- * const input = jsonSchema<{ city: string }>({
- *   type: "object", properties: { city: { type: "string" } }, required: ["city"],
- * });
- */
-export function jsonSchema<T = unknown, In = T>(
-  schema: Record<string, unknown>,
-  validate?: JsonSchemaValidator<T, In>,
-): JsonSchema<T, In> {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw new TypeError(
-      `jsonSchema(): the schema must be a JSON Schema object, e.g. { type: "object", properties: {...} }; got ${kindOf(schema)}`,
-    );
-  }
-  const copy = jsonCopy(schema);
-  return checkedJsonSchema(copy, validatorOf(copy, validate));
-}
-
-/** The schema as JSON data, as the model will read it: later changes to the original do not count. */
-function jsonCopy(schema: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-  } catch (error) {
-    throw new TypeError(`jsonSchema(): the schema must be JSON data: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
-function validatorOf<T, In>(
-  schema: Record<string, unknown>,
-  validate: JsonSchemaValidator<T, In> | undefined,
-): (value: unknown) => ValidationResult<T> | Promise<ValidationResult<T>> {
-  if (validate === undefined) {
-    return compileJsonSchema(schema) as (value: unknown) => ValidationResult<T>;
-  }
-  if (typeof validate === "function") return validate;
-  if (typeof validate?.["~standard"]?.validate === "function")
-    return validate["~standard"].validate;
-  throw new TypeError(
-    `jsonSchema(): validate must be a Standard Schema (e.g. a zod schema) or a function; got ${kindOf(validate)}`,
-  );
-}
 
 /** A tool's input schema, normalised: the JSON Schema for the model and the validator. */
 export interface NormalizedSchema<T> {

@@ -1,7 +1,11 @@
-import { dirname, resolve } from "node:path";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
-import { beforeAll, describe, expect, it } from "vitest";
+import { build as buildPackage, type Options } from "tsup";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import packageConfig from "../../tsup.config.js";
 
 /**
  * What an app importing `{ AgentLoop, tool }` loads at start, as a bundler with code splitting
@@ -41,30 +45,37 @@ function chunksOf(metafile: Metafile, entry: string): Chunks {
   return { atStart, everywhere };
 }
 
+/** Bundles `export { AgentLoop, tool } from <from>` with splitting; the chunks at start. */
+async function appChunks(from: string, absWorkingDir: string): Promise<Chunks> {
+  const result = await build({
+    stdin: {
+      contents: `export { AgentLoop, tool } from ${JSON.stringify(from)};`,
+      resolveDir: absWorkingDir,
+      sourcefile: "app.ts",
+    },
+    absWorkingDir,
+    // The package's dependencies, for a package installed outside this repository.
+    nodePaths: [join(ROOT, "node_modules")],
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    outdir: "out",
+    write: false,
+    metafile: true,
+    external: ["zod", "zod/*"],
+    logLevel: "silent",
+  });
+  const entry = Object.keys(result.metafile.outputs).find(
+    (path) => result.metafile.outputs[path]!.entryPoint === "app.ts",
+  );
+  return chunksOf(result.metafile, entry!);
+}
+
 describe("what `import { AgentLoop, tool }` loads at start", () => {
   let chunks: Chunks;
   beforeAll(async () => {
-    const result = await build({
-      stdin: {
-        contents: 'export { AgentLoop, tool } from "./src/index.ts";',
-        resolveDir: ROOT,
-        sourcefile: "app.ts",
-      },
-      absWorkingDir: ROOT,
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      outdir: "out",
-      write: false,
-      metafile: true,
-      external: ["zod", "zod/*"],
-      logLevel: "silent",
-    });
-    const entry = Object.keys(result.metafile.outputs).find(
-      (path) => result.metafile.outputs[path]!.entryPoint === "app.ts",
-    );
-    chunks = chunksOf(result.metafile, entry!);
+    chunks = await appChunks("./src/index.ts", ROOT);
   });
 
   it.each(LAZY.map((pattern) => [String(pattern), pattern] as const))(
@@ -78,5 +89,47 @@ describe("what `import { AgentLoop, tool }` loads at start", () => {
 
   it("the loop itself is at start", () => {
     expect([...chunks.atStart].some((input) => input.endsWith("src/loop/run-loop.ts"))).toBe(true);
+  });
+});
+
+/**
+ * The same through the built package, as users install it: the build's own chunks merge
+ * modules, and a bundler follows every import of a chunk it keeps. The ESM build here is the
+ * package's (tsup.config.ts), without types or maps, installed under node_modules/tollgate.
+ */
+describe("what `import { AgentLoop, tool }` from the built package loads at start", () => {
+  let chunks: Chunks;
+  let app: string;
+  beforeAll(async () => {
+    app = mkdtempSync(join(tmpdir(), "tollgate-core-reach-"));
+    const home = join(app, "node_modules", "tollgate");
+    mkdirSync(home, { recursive: true });
+    copyFileSync(join(ROOT, "package.json"), join(home, "package.json"));
+    const config = packageConfig as Options;
+    await buildPackage({
+      ...config,
+      config: false,
+      format: ["esm"],
+      dts: false,
+      sourcemap: false,
+      silent: true,
+      outDir: join(home, "dist"),
+    });
+    writeFileSync(join(app, "package.json"), '{ "type": "module" }');
+    chunks = await appChunks("tollgate", app);
+  }, 60_000);
+  afterAll(() => rmSync(app, { recursive: true, force: true }));
+
+  it("the JSON Schema validator is in a chunk loaded on first need, not at start", () => {
+    const validator = (set: Set<string>) =>
+      [...set].filter((input) => /@cfworker\/json-schema\//.test(input));
+    expect(validator(chunks.everywhere).length).toBeGreaterThan(0);
+    expect(validator(chunks.atStart)).toEqual([]);
+  });
+
+  it("the loop itself is at start", () => {
+    expect([...chunks.atStart].some((input) => input.includes("node_modules/tollgate/dist/"))).toBe(
+      true,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatIssues, jsonSchema, type ValidationResult } from "../../src/tools/schema.js";
+import { jsonSchema } from "../../src/tools/json-schema.js";
+import { formatIssues, type ValidationResult } from "../../src/tools/schema.js";
 
 /** Validates synchronously (the built-in validator never returns a promise) and formats the outcome. */
 function check(schema: Record<string, unknown>, value: unknown): string {
