@@ -4,7 +4,7 @@ import { checkStreamPart } from "../model/provider-parts.js";
 import { ResponseAssembler } from "../model/response-assembler.js";
 import { mergeSettings } from "../model/settings.js";
 import { promptedInstructions } from "../output/final-answer.js";
-import { outputDeltas } from "../output/output-deltas.js";
+import { loadOutputStream, outputDeltas, outputStreamReady } from "../output/output-stream.js";
 import type { LoopEvent } from "../types/events.js";
 import type {
   ModelRequest,
@@ -49,6 +49,13 @@ export function callModel<Deps>(
       "prepareStep",
       undefined,
     );
+  }
+  if (output !== undefined && !outputStreamReady()) {
+    // The first model call with structured output in this process: its stream reader loads.
+    return loadOutputStream().then(() => {
+      run.abort.throwIfAborted(); // nothing is sent after the run was aborted
+      return callModel(run, step, tools, guard);
+    });
   }
   const settings = mergeSettings(run.config.settings, steering?.settings);
   const given = steering?.instructions ?? run.config.instructions;

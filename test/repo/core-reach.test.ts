@@ -10,13 +10,19 @@ import packageConfig from "../../tsup.config.js";
 /**
  * What an app importing `{ AgentLoop, tool }` loads at start, as a bundler with code splitting
  * sees src/: the JSON Schema validator (@cfworker/json-schema), the state's checks and
- * resume's checks load only when a run needs them (a `jsonSchema()` tool, messages from
- * `prepareStep`, a pre-model hook or a handoff filter, a resume). They must still be in the
+ * resume's checks and the reader of a streamed final answer load only when a run needs them (a
+ * `jsonSchema()` tool, messages from `prepareStep`, a pre-model hook or a handoff filter, a
+ * resume, structured output). They must still be in the
  * build, behind a dynamic import, or a run that needs them could not find them.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-const LAZY = [/@cfworker\/json-schema\//, /src\/state\/state-check\.ts$/, /src\/state\/resume\//];
+const LAZY = [
+  /@cfworker\/json-schema\//,
+  /src\/state\/state-check\.ts$/,
+  /src\/state\/resume\//,
+  /src\/output\/partial-json\.ts$/,
+];
 
 interface Chunks {
   atStart: Set<string>;
