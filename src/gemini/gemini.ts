@@ -61,7 +61,7 @@ export function gemini(options: GeminiOptions): Provider {
       signal,
       GENERATE_CONTENT_RESPONSE,
     );
-    yield* reader.read(response as GenerateContentResponse);
+    for (const part of reader.read(response as GenerateContentResponse)) yield part;
     yield reader.finish();
   }
 
@@ -71,8 +71,11 @@ export function gemini(options: GeminiOptions): Provider {
   ): AsyncGenerator<ModelStreamPart> {
     const reader = createCandidateReader(name);
     const events = transport.events(`${path}:streamGenerateContent?alt=sse`, body(request), signal);
-    for await (const { data } of events)
-      yield* reader.read(parseEvent(name, data) as GenerateContentResponse);
+    // Not `yield*`: over an array, an async generator wraps each value in a promise of its own.
+    for await (const { data } of events) {
+      const parts = reader.read(parseEvent(name, data) as GenerateContentResponse);
+      for (let i = 0; i < parts.length; i++) yield parts[i]!;
+    }
     if (!reader.complete) throw truncatedStream(name, "a chunk with a finishReason");
     yield reader.finish();
   }

@@ -118,61 +118,64 @@ export function createCandidateReader(provider: string): CandidateReader {
   let nextIndex = 0;
   let streamed: StreamedCall | undefined;
 
-  function* functionCall(call: FunctionCall): Generator<ModelStreamPart> {
+  // Parts go straight into the array `read` returns: no generator per part of every chunk.
+  function functionCall(call: FunctionCall, out: ModelStreamPart[]): void {
     if (!streamed && (call.willContinue || call.partialArgs)) {
       const id = call.id || newToolCallId();
       streamed = { index: nextIndex++, args: {}, continuing: undefined };
       hasToolCalls = true;
-      yield {
+      out.push({
         type: "tool-call-delta",
         index: streamed.index,
         id,
         name: call.name ?? "",
         argsDelta: "",
-      };
+      });
     }
     if (streamed) {
       for (const arg of call.partialArgs ?? []) {
         setPartialArg(streamed.args, arg, streamed.continuing === arg.jsonPath);
         streamed.continuing = arg.willContinue ? arg.jsonPath : undefined;
       }
-      if (!call.willContinue) yield* closeStreamed();
+      if (!call.willContinue) closeStreamed(out);
     } else if (call.name) {
       hasToolCalls = true;
-      yield {
+      out.push({
         type: "tool-call",
         id: call.id || newToolCallId(),
         name: call.name,
         args: JSON.stringify(call.args ?? {}),
-      };
+      });
     }
   }
 
   /** Sends the args of the call being streamed, now complete, and closes it. */
-  function* closeStreamed(): Generator<ModelStreamPart> {
+  function closeStreamed(out: ModelStreamPart[]): void {
     if (!streamed) return;
-    yield {
+    out.push({
       type: "tool-call-delta",
       index: streamed.index,
       argsDelta: JSON.stringify(streamed.args),
-    };
+    });
     streamed = undefined;
   }
 
-  function* partsOf(part: GeminiPart): Generator<ModelStreamPart> {
+  function partsOf(part: GeminiPart, out: ModelStreamPart[]): void {
     const signature = part.thoughtSignature;
     if (part.thought) {
       const text = part.text ?? "";
       if (text || signature) {
-        yield signature
-          ? { type: "reasoning-delta", text, signature }
-          : { type: "reasoning-delta", text };
+        out.push(
+          signature
+            ? { type: "reasoning-delta", text, signature }
+            : { type: "reasoning-delta", text },
+        );
       }
       return;
     }
-    if (signature) yield { type: "reasoning-delta", text: "", signature };
-    if (part.functionCall) yield* functionCall(part.functionCall);
-    else if (part.text) yield { type: "text-delta", text: part.text };
+    if (signature) out.push({ type: "reasoning-delta", text: "", signature });
+    if (part.functionCall) functionCall(part.functionCall, out);
+    else if (part.text) out.push({ type: "text-delta", text: part.text });
   }
 
   return {
@@ -185,10 +188,11 @@ export function createCandidateReader(provider: string): CandidateReader {
       }
       if (response.promptFeedback?.blockReason) finishReason = "SAFETY";
       const candidate = response.candidates?.[0];
-      const parts = (candidate?.content?.parts ?? []).flatMap((part) => [...partsOf(part)]);
+      const parts: ModelStreamPart[] = [];
+      for (const part of candidate?.content?.parts ?? []) partsOf(part, parts);
       if (candidate?.finishReason) {
         finishReason = candidate.finishReason;
-        parts.push(...closeStreamed()); // a call still open when the model stops ends here
+        closeStreamed(parts); // a call still open when the model stops ends here
       }
       return parts;
     },

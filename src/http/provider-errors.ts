@@ -1,6 +1,7 @@
 import { ProviderError } from "tollgate";
 import { REDACTED } from "../util/secret-keys.js";
 import { isRetryableStatus } from "./retry.js";
+import { displayURL } from "./secrets.js";
 
 /** What a provider says about an error: its message, its kind (type, code or status) and status. */
 export interface ErrorDetails {
@@ -140,8 +141,8 @@ const tryParse = (text: string): unknown => {
 
 /** One HTTP request as its errors name it. */
 export interface HttpCall {
-  /** `"POST https://api.openai.com/v1/chat/completions"`, credentials in the query redacted. */
-  target: string;
+  /** The URL requested; errors name it as `displayURL` shows it, credentials redacted. */
+  url: string;
   /** The API key and other credentials, scrubbed from everything an error carries. */
   secrets: readonly string[];
 }
@@ -165,7 +166,8 @@ export function callError(call: HttpCall, error: ProviderError): ProviderError {
     error.cause instanceof Error && mentions(error.cause, secrets)
       ? new Error(redact(error.cause.message, secrets))
       : error.cause;
-  return new ProviderError(`${redact(error.message, secrets)} (${call.target})`, {
+  const target = `POST ${displayURL(call.url)}`;
+  return new ProviderError(`${redact(error.message, secrets)} (${target})`, {
     ...(error.status !== undefined && { status: error.status }),
     ...(error.body !== undefined && { body: redact(error.body, secrets) }),
     retryable: error.retryable,

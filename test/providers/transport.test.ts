@@ -313,6 +313,94 @@ describe("transport: timeout and abort", () => {
   });
 });
 
+describe("transport: a stream's events", () => {
+  const frames = Array.from({ length: 12 }, (_, i) => `event: e${i}\ndata: ${i}\n\n`).join("");
+  const expected = Array.from({ length: 12 }, (_, i) => ({ event: `e${i}`, data: `${i}` }));
+
+  it.each([
+    ["all in one write", "whole"],
+    ["cut into pieces of 1-97 bytes", "odd"],
+    ["a byte at a time", 1],
+  ] as const)("hands over every event in order, %s", async (_, split) => {
+    const { url } = await serve([
+      { headers: { "content-type": "text/event-stream" }, body: frames, split },
+    ]);
+    const seen = await drain(transport(url).events("/x", {}));
+    expect(seen.map(({ event, data }) => ({ event, data }))).toEqual(expected);
+  });
+
+  it("sends the request on the first read, not before", async () => {
+    const { url, requests } = await serve([
+      { headers: { "content-type": "text/event-stream" }, body: "data: 1\n\n" },
+    ]);
+    const events = transport(url).events("/x", { a: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests).toHaveLength(0);
+    expect((await events.next()).value?.data).toBe("1");
+    expect(requests.map((request) => request.json())).toEqual([{ a: 1 }]);
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it("refuses a second read while one is pending, and sends one request", async () => {
+    const { url, requests } = await serve([
+      { headers: { "content-type": "text/event-stream" }, body: "data: 1\n\n", delayMs: 20 },
+    ]);
+    const events = transport(url).events("/x", {});
+    const first = events.next();
+    expect(((await rejection(events.next())) as Error).message).toContain("before the last read");
+    expect((await first).value?.data).toBe("1");
+    expect(requests).toHaveLength(1);
+  });
+
+  it("names the request once when the connection is cut mid-stream, and does not retry it", async () => {
+    const { url, requests } = await serve([
+      {
+        headers: { "content-type": "text/event-stream" },
+        body: "data: 1\n\ndata: 2\n\n",
+        cutAfterBytes: 9,
+      },
+      { headers: { "content-type": "text/event-stream" }, body: "data: again\n\n" },
+    ]);
+    const seen: string[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of transport(url).events("/x", {})) seen.push(event.data);
+      })(),
+    );
+    expect(seen).toEqual(["1"]);
+    expect(error).toBeInstanceOf(ProviderError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^test connection failed: .+ \(POST http:\/\/127\.0\.0\.1:\d+\/x\)$/);
+    expect(message.split("(POST ").length).toBe(2);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("refuses a 2xx answer that is not an event stream, naming the request", async () => {
+    const { url } = await serve([json(200, { not: "a stream" })]);
+    const error = await rejection(drain(transport(url).events("/x", {})));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain(`(POST ${url}/x)`);
+    expect((error as Error).message).toContain("text/event-stream");
+  });
+
+  it("throws from prepare on the first read when no key can be found, sending nothing", async () => {
+    const { url, requests } = await serve([]);
+    const events = transport(url, {
+      auth: {
+        apiKey: undefined,
+        env: ["TOLLGATE_TEST_NO_SUCH_KEY"],
+        required: true,
+        headers: () => ({}),
+      },
+    }).events("/x", {});
+    const error = await rejection(events.next());
+    expect((error as Error).message).toContain("TOLLGATE_TEST_NO_SUCH_KEY");
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    expect(requests).toHaveLength(0);
+  });
+});
+
 describe("transport: keys stay secret", () => {
   it("scrubs the key from error messages and bodies", async () => {
     const { url } = await serve([
