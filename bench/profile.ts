@@ -60,6 +60,45 @@ export async function profileChild(workload: string, seconds: number): Promise<v
   process.exit(0);
 }
 
+/**
+ * `--over-floor=http-<api>`: tollgate's client CPU per run ÷ the fetch floor's, the two
+ * alternating in one process (1.5 s of warm-up each, then `rounds` rounds of 0.5 s each), the
+ * median of the rounds' ratios. Steadier than section 14's rows (their ratios move ±20 % between
+ * runs; this one about ±3 %), so two trees compare by running it on each, a few processes
+ * interleaved.
+ */
+export async function overFloorChild(workload: string, rounds: number): Promise<void> {
+  const make = WORKLOADS[workload];
+  const floorMake = WORKLOADS[workload.replace("http-", "http-floor-")];
+  if (!workload.startsWith("http-") || !make || !floorMake) {
+    const apis = Object.keys(WORKLOADS).filter((name) => /^http-(?!floor)/.test(name));
+    throw new Error(`--over-floor: give one of ${apis.join(", ")}`);
+  }
+  const [contender, floor] = [await make(), await floorMake()];
+  const cpuPerRun = async (of: Contender, ms: number) => {
+    const before = process.cpuUsage();
+    let runs = 0;
+    for (const end = performance.now() + ms; performance.now() < end; runs++) await of.run();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / runs;
+  };
+  await cpuPerRun(contender, 1500);
+  await cpuPerRun(floor, 1500);
+  const ratios: number[] = [];
+  const own: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const cpu = await cpuPerRun(contender, 500);
+    ratios.push(cpu / (await cpuPerRun(floor, 500)));
+    own.push(cpu);
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
+  console.log(
+    `${workload}: tollgate ÷ floor, client CPU per run: ${median(ratios).toFixed(3)} (${rounds} rounds; tollgate ${median(own).toFixed(0)} µs/run)`,
+  );
+  // The stand-in child would keep the process alive.
+  process.exit(0);
+}
+
 /** `--profile=user-cold`'s child: profiles the first `runs` runs, writes `dir/user-cold.cpuprofile`. */
 export async function coldProfileChild(dir: string, runs: number): Promise<void> {
   const { userContender } = await import("./user-shaped.js");

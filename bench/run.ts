@@ -9,6 +9,7 @@
  *   npm run bench -- --out=FILE        write the report elsewhere
  *   npm run bench -- --profile=loop    CPU profile of tollgate alone (loop | stream | user-cold)
  *   npm run bench -- --promise-sites=loop   where tollgate's promises come from (loop | stream)
+ *   npm run bench -- --over-floor=http-chat  tollgate's HTTP client CPU ÷ fetch alone's, in one process
  *
  * A partial run (--quick, --only) never writes BENCHMARKS.md unless --out says so.
  *
@@ -51,6 +52,11 @@ if (!BUNDLED) {
     );
   } else if (option("promise-sites")) {
     process.exitCode = await relaunch([`--promise-sites-child=${option("promise-sites")}`]);
+  } else if (option("over-floor")) {
+    process.exitCode = await relaunch([
+      `--over-floor-child=${option("over-floor")}`,
+      `--rounds=${option("rounds") ?? "14"}`,
+    ]);
   } else {
     process.exitCode = await relaunch(process.argv.slice(2));
   }
@@ -66,6 +72,9 @@ if (!BUNDLED) {
 } else if (option("promises-child")) {
   const { promisesChild } = await import("./promises.js");
   await promisesChild(option("promises-child") as "loop" | "stream", Number(option("deltas")));
+} else if (option("over-floor-child")) {
+  const { overFloorChild } = await import("./profile.js");
+  await overFloorChild(option("over-floor-child")!, Number(option("rounds") ?? 14));
 } else if (option("promise-sites-child")) {
   const { promiseSites } = await import("./profile.js");
   await promiseSites(option("promise-sites-child")!);

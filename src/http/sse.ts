@@ -183,18 +183,18 @@ export function readSSEChunks(body: ReadableStream<Uint8Array>): SSEChunkReader 
     queue = [];
     return ready;
   };
-  const onChunk = ({ done, value }: ReadableStreamReadResult<Uint8Array>) => {
-    if (!done) parser.feed(decoder.decode(value, STREAM));
-    else {
-      ended = true;
-      parser.feed(decoder.decode());
-      parser.end();
-    }
-    return take();
-  };
   return {
-    // `then`, not an async function: one promise a chunk, not two.
-    read: () => (ended ? Promise.resolve(undefined) : reader.read().then(onChunk)),
+    async read() {
+      if (ended) return undefined;
+      const { done, value } = await reader.read();
+      if (!done) parser.feed(decoder.decode(value, STREAM));
+      else {
+        ended = true;
+        parser.feed(decoder.decode());
+        parser.end();
+      }
+      return take();
+    },
     release: () => reader.releaseLock(),
   };
 }

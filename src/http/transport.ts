@@ -21,7 +21,7 @@ import {
   sleep,
 } from "./retry.js";
 import { configSecrets } from "./secrets.js";
-import { readSSEChunks, type SSEChunkReader, type SSEEvent } from "./sse.js";
+import { readSSEChunks, type SSEEvent } from "./sse.js";
 
 /** Options every HTTP adapter takes. */
 export interface HttpProviderOptions {
@@ -98,7 +98,6 @@ export const DEFAULT_TIMEOUT_MS = 600_000;
 /** Default number of retries after the first attempt. */
 export const DEFAULT_MAX_RETRIES = 2;
 const MAX_TIMER_MS = 2_147_483_647;
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
 interface Attempt {
   readonly signal: AbortSignal;
@@ -236,100 +235,6 @@ export function createTransport(config: TransportConfig): Transport {
     }
   }
 
-  /**
-   * The events of one streamed answer, as an iterator written out by hand rather than an async
-   * generator: an event a chunk already completed is handed over at once, and a new chunk is
-   * read with one promise (a generator in between costs every event promises of its own). The
-   * request is sent on the first `next()`; `return()` before the end closes the connection.
-   * It reads one event at a time, as `for await` asks for them.
-   */
-  function eventIterator(
-    path: string,
-    body: unknown,
-    signal: AbortSignal | undefined,
-  ): AsyncGenerator<SSEEvent> {
-    let request: Prepared | undefined;
-    let attempt: Attempt | undefined;
-    let chunks: SSEChunkReader | undefined;
-    let batch: SSEEvent[] = [];
-    let at = 0;
-    let closed = false;
-    let reading = false;
-
-    const close = (finished: boolean) => {
-      if (closed) return;
-      closed = true;
-      chunks?.release();
-      attempt?.dispose();
-      if (!finished) attempt?.abort();
-    };
-    const fail = (error: unknown): never => {
-      reading = false;
-      close(false);
-      signal?.throwIfAborted();
-      throw callError(request!.call, attempt!.failure(error));
-    };
-    const take = (
-      events: SSEEvent[] | undefined,
-    ): IteratorResult<SSEEvent> | Promise<IteratorResult<SSEEvent>> => {
-      if (events === undefined) {
-        reading = false;
-        close(true);
-        return DONE;
-      }
-      if (events.length === 0) return chunks!.read().then(take, fail);
-      reading = false;
-      batch = events;
-      at = 1;
-      return { value: events[0]!, done: false };
-    };
-    async function open(): Promise<IteratorResult<SSEEvent>> {
-      request = prepare(path, body);
-      const prepared = request;
-      const opened = await send(prepared, signal, async (response, attempt) => {
-        if (isEventStream(response)) return { response, attempt };
-        const shown = redact(await readStart(response), prepared.call.secrets);
-        throw unusableAnswer(provider, answerHead(response), shown, EVENT_STREAM);
-      });
-      attempt = opened.attempt;
-      if (!opened.response.body) {
-        fail(new ProviderError(`${provider} sent an empty stream`, { retryable: true, provider }));
-      }
-      chunks = readSSEChunks(opened.response.body!);
-      return chunks.read().then(take, fail);
-    }
-
-    const iterator: AsyncGenerator<SSEEvent> = {
-      next() {
-        if (closed) return Promise.resolve(DONE);
-        if (at < batch.length) return Promise.resolve({ value: batch[at++]!, done: false });
-        if (reading)
-          return Promise.reject(new Error("transport: next() before the last read ended"));
-        reading = true;
-        if (chunks === undefined) {
-          return open().catch((error: unknown) => {
-            reading = false;
-            close(false);
-            throw error;
-          });
-        }
-        return chunks.read().then(take, fail);
-      },
-      return() {
-        close(false);
-        return Promise.resolve(DONE);
-      },
-      throw(error: unknown) {
-        close(false);
-        return Promise.reject(error);
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    return iterator;
-  }
-
   return {
     async json(path, body, signal, shape = ANY_OBJECT) {
       const request = prepare(path, body);
@@ -346,8 +251,38 @@ export function createTransport(config: TransportConfig): Transport {
       });
     },
 
-    events(path, body, signal) {
-      return eventIterator(path, body, signal);
+    async *events(path, body, signal) {
+      const request = prepare(path, body);
+      const { response, attempt } = await send(request, signal, async (response, attempt) => {
+        if (isEventStream(response)) return { response, attempt };
+        const shown = redact(await readStart(response), request.call.secrets);
+        throw unusableAnswer(provider, answerHead(response), shown, EVENT_STREAM);
+      });
+      let finished = false;
+      try {
+        if (!response.body) {
+          throw new ProviderError(`${provider} sent an empty stream`, {
+            retryable: true,
+            provider,
+          });
+        }
+        // Read here, not through `readSSE`: a generator in between costs every event promises.
+        const chunks = readSSEChunks(response.body);
+        try {
+          for (let events = await chunks.read(); events; events = await chunks.read()) {
+            for (let i = 0; i < events.length; i++) yield events[i]!;
+          }
+        } finally {
+          chunks.release();
+        }
+        finished = true;
+      } catch (error) {
+        signal?.throwIfAborted();
+        throw callError(request.call, attempt.failure(error));
+      } finally {
+        attempt.dispose();
+        if (!finished) attempt.abort();
+      }
     },
   };
 }

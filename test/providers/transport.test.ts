@@ -342,17 +342,6 @@ describe("transport: a stream's events", () => {
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
 
-  it("refuses a second read while one is pending, and sends one request", async () => {
-    const { url, requests } = await serve([
-      { headers: { "content-type": "text/event-stream" }, body: "data: 1\n\n", delayMs: 20 },
-    ]);
-    const events = transport(url).events("/x", {});
-    const first = events.next();
-    expect(((await rejection(events.next())) as Error).message).toContain("before the last read");
-    expect((await first).value?.data).toBe("1");
-    expect(requests).toHaveLength(1);
-  });
-
   it("names the request once when the connection is cut mid-stream, and does not retry it", async () => {
     const { url, requests } = await serve([
       {
