@@ -13,6 +13,7 @@ import type {
   Provider,
   ProviderCallOptions,
 } from "../types/provider.js";
+import { type AbortState, SIGNAL_FROM, withLazySignal } from "../util/lazy-signal.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { raceSignal } from "../util/race-signal.js";
 import { requestSent } from "./gate-calls.js";
@@ -132,9 +133,10 @@ function modelResponse<Deps>(
   held: ModelStreamPart[] | undefined,
 ): Promise<ModelResponse> {
   const ms = run.config.modelTimeoutMs;
-  // No timeout: the response as it is (an async wrapper here would cost promises every step).
+  // No timeout: the response as it is (an async wrapper here would cost promises every step),
+  // with the run's own signal, made only if the provider reads it.
   if (ms === undefined) {
-    return response(run, provider, request, step, run.abort.signal, held, taken);
+    return response(run, provider, request, step, undefined, held, taken);
   }
   return timedResponse(run, provider, request, step, ms, held).then(taken);
 }
@@ -165,17 +167,23 @@ async function timedResponse<Deps>(
 /**
  * The provider's response, checked and assembled, then handed to `taken`. Not an async
  * function: a whole (not streamed) answer costs one promise of the loop's, not three.
+ * `signal` is the call's own (with a timeout); without one the provider gets the run's, made
+ * when it reads `options.signal`, and the loop checks the run's abort itself.
  */
 function response<Deps>(
   run: RunContext<Deps>,
   provider: Provider,
   request: ModelRequest,
   step: number,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   held: ModelStreamPart[] | undefined,
   taken: (response: ModelResponse) => MaybePromise<ModelResponse> = (response) => response,
 ): Promise<ModelResponse> {
-  const options = { signal, runId: run.runId, step };
+  const options: ProviderCallOptions =
+    signal || !run.abort.handsOutLazily()
+      ? { signal: signal ?? run.abort.signal, runId: run.runId, step }
+      : withLazySignal({ runId: run.runId, step, [SIGNAL_FROM]: run.abort.view });
+  const abort: AbortState = signal ?? run.abort;
   if (run.config.options.repairToolCall) requestSent(run, request);
   const assembler = new ResponseAssembler(provider.name);
   // Held parts (post-model hooks) are emitted later, through an emitter of their own.
@@ -194,7 +202,7 @@ function response<Deps>(
       return Promise.reject(error);
     }
     return Promise.resolve(answer).then((response) => {
-      signal.throwIfAborted();
+      abort.throwIfAborted();
       for (const given of responseToParts(provider.name, response)) {
         const part = checkStreamPart(provider.name, given);
         assembler.add(part);
@@ -208,7 +216,7 @@ function response<Deps>(
     provider,
     request,
     step,
-    signal,
+    abort,
     options,
     assembler,
     outputOf,
@@ -223,7 +231,7 @@ async function streamed<Deps>(
   provider: Provider,
   request: ModelRequest,
   step: number,
-  signal: AbortSignal,
+  abort: AbortState,
   options: ProviderCallOptions,
   assembler: ResponseAssembler,
   outputOf: ((part: ModelStreamPart) => unknown) | undefined,
@@ -235,7 +243,7 @@ async function streamed<Deps>(
   try {
     for (;;) {
       const next = await parts.next();
-      if (signal.aborted) throw signal.reason;
+      if (abort.aborted) throw abort.reason;
       if (next.done) break;
       const part = checkStreamPart(provider.name, next.value);
       assembler.add(part);

@@ -1,9 +1,11 @@
+import type { AbortState, SignalSource } from "../util/lazy-signal.js";
+
 /**
  * How a run is aborted: the caller's signals, an abandoned stream, the run's timeout, a lost
  * lease. The loop checks `aborted` after each of its awaits and races the run against `abort()`
  * once; the `AbortSignal` that user code gets (tools, providers, hooks) is made the first time
- * it is asked for, already aborted when the run is. Why: on Node 20 an `AbortSignal` costs about
- * 3 µs to make, a tenth of a short run, and most runs never hand theirs out.
+ * it is asked for, already aborted when the run is. Why: on Node 20 an `AbortSignal` costs
+ * 1.7–3.5 µs to make, a sixth of a short run, and most runs never hand theirs out.
  */
 export class RunAbort {
   #aborted = false;
@@ -11,6 +13,7 @@ export class RunAbort {
   #controller: AbortController | undefined;
   #onAbort: ((reason: unknown) => void) | undefined;
   #unlisten: (() => void) | undefined;
+  #view: AbortView | undefined;
 
   /**
    * A run's abort, following each of the caller's `signals` (the loop's and the run's): when one
@@ -69,6 +72,26 @@ export class RunAbort {
   }
 
   /**
+   * What an object that reads the signal lazily keeps of the run (`withLazySignal`): the
+   * signal and the abort's state, read-only. Never the `RunAbort` itself: user code that holds
+   * a tool's context must not be able to abort the run or detach it from the caller's signal.
+   */
+  get view(): AbortView {
+    this.#view ??= new AbortView(this);
+    return this.#view;
+  }
+
+  /**
+   * Whether the next object that carries the run's signal (a provider call's options, a tool's
+   * context) should read it only when user code does (`withLazySignal`): while it is not made.
+   * Once it is (a real adapter reads it on its first request), objects carry it as a plain
+   * property, which costs 0.2 µs less to make.
+   */
+  handsOutLazily(): boolean {
+    return this.#controller === undefined;
+  }
+
+  /**
    * A promise that settles like `promise`, or rejects with the reason the moment the run
    * aborts, without waiting for it. A run is raced once, as a whole.
    */
@@ -87,5 +110,30 @@ export class RunAbort {
   detach(): void {
     this.#unlisten?.();
     this.#unlisten = undefined;
+  }
+}
+
+/** A run's abort as a lazy holder sees it: what its signal would tell, nothing that acts. */
+class AbortView implements SignalSource, AbortState {
+  readonly #abort: RunAbort;
+
+  constructor(abort: RunAbort) {
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#abort.aborted;
+  }
+
+  get reason(): unknown {
+    return this.#abort.reason;
+  }
+
+  throwIfAborted(): void {
+    this.#abort.throwIfAborted();
   }
 }

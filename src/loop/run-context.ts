@@ -38,9 +38,13 @@ export interface RunContext<Deps> extends RunData, RunWrites {
   /**
    * Aborted when the caller aborts or the run is abandoned. The run rejects the moment it
    * aborts; the loop checks `abort.aborted` after every await, so nothing more runs or is
-   * emitted. `abort.signal` is the AbortSignal user code gets (tools, providers), made when first read.
+   * emitted. `abort.signal` is the AbortSignal user code gets (tools, providers), made when first
+   * read; `abort.handsOutLazily()` says whether the next object given it should read it lazily.
    */
-  readonly abort: Pick<RunAbort, "aborted" | "reason" | "throwIfAborted" | "signal">;
+  readonly abort: Pick<
+    RunAbort,
+    "aborted" | "reason" | "throwIfAborted" | "signal" | "handsOutLazily" | "view"
+  >;
   /** This process's lease on the run, when the loop has a store; every write carries it (`leaseTaken`). */
   readonly lease: RunLease | undefined;
   /** Hands an event to the listeners (and to `stream()`'s reader). */

@@ -5,6 +5,7 @@ import { toJsonOutput } from "../tools/tool-output.js";
 import type { ToolContentPart } from "../types/messages.js";
 import type { RunState } from "../types/run-state.js";
 import type { Tool, ToolContext } from "../types/tool.js";
+import { hasLazySignal, SIGNAL_FROM, withLazySignal } from "../util/lazy-signal.js";
 import { andThen } from "../util/maybe-promise.js";
 import { threw } from "../util/policy-call.js";
 import type { OpenCall } from "./call-record.js";
@@ -134,15 +135,13 @@ function invoke<Deps>(
       : threw("executeTool", tool!.name, error);
   };
   try {
-    const result = executeTool.call(policy, {
-      call: call!,
-      args: parsed,
-      tool: tool!,
-      tools: [...tools],
-      stepIndex,
-      signal: ctx.signal,
-      ctx,
-    });
+    const given = { call: call!, args: parsed, tool: tool!, tools: [...tools], stepIndex, ctx };
+    const result = executeTool.call(
+      policy,
+      hasLazySignal(ctx)
+        ? withLazySignal({ ...given, [SIGNAL_FROM]: ctx })
+        : { ...given, signal: ctx.signal },
+    );
     return andThen(result, (value) => value, blame);
   } catch (error) {
     return blame(error);
@@ -151,7 +150,8 @@ function invoke<Deps>(
 
 /**
  * The context a call runs with (and that its tool's `needsApproval` gets): built in this one
- * place, from the run and the call; `signal` is the call's own (with a timeout), else the run's.
+ * place, from the run and the call; `signal` is the call's own (with a timeout), else the run's,
+ * made when the tool first reads `ctx.signal` (`withLazySignal`).
  */
 export function toolContext<Deps>(
   run: RunContext<Deps>,
@@ -160,15 +160,26 @@ export function toolContext<Deps>(
   step: number,
   signal?: AbortSignal,
 ): ToolContext<Deps> {
-  return {
+  if (signal || !run.abort.handsOutLazily()) {
+    return {
+      deps: run.config.deps,
+      toolCallId: call.id,
+      toolName: tool.name,
+      retry: run.retries.get(tool.name) ?? 0,
+      maxRetries: tool.maxRetries,
+      step,
+      signal: signal ?? run.abort.signal,
+      rawArgs: call.rawArgs,
+    };
+  }
+  return withLazySignal({
     deps: run.config.deps,
     toolCallId: call.id,
     toolName: tool.name,
     retry: run.retries.get(tool.name) ?? 0,
     maxRetries: tool.maxRetries,
     step,
-    // A data property, not a getter: an object literal with a getter costs about 0.4 µs to make.
-    signal: signal ?? run.abort.signal,
     rawArgs: call.rawArgs,
-  };
+    [SIGNAL_FROM]: run.abort.view,
+  });
 }

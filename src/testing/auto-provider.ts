@@ -47,20 +47,25 @@ export function autoProvider(options: AutoProviderOptions = {}): AutoProvider {
   const checkers = new Map<string, (value: unknown) => unknown>();
   const generate = (schema: Record<string, unknown>, what: string): unknown =>
     generated(schema, what, seed, checkers);
-  return fakeProvider(fake, { name: "auto", model: "auto" }, async (request) => {
-    const results = resultsSinceUser(request.messages);
-    if (results === undefined) {
-      const chosen = chosenTools(request.tools, calls, finalAnswerTool);
-      if (chosen.length > 0) {
-        const toolCalls: ScriptedToolCall[] = chosen.map((spec) => ({
-          name: spec.name,
-          args: generate(spec.inputSchema, `tool "${spec.name}"`),
-        }));
-        return { toolCalls } satisfies TurnReply;
+  return fakeProvider(
+    fake,
+    { name: "auto", model: "auto" },
+    async (request) => {
+      const results = resultsSinceUser(request.messages);
+      if (results === undefined) {
+        const chosen = chosenTools(request.tools, calls, finalAnswerTool);
+        if (chosen.length > 0) {
+          const toolCalls: ScriptedToolCall[] = chosen.map((spec) => ({
+            name: spec.name,
+            args: generate(spec.inputSchema, `tool "${spec.name}"`),
+          }));
+          return { toolCalls } satisfies TurnReply;
+        }
       }
-    }
-    return answer(request, results ?? [], finalAnswerTool, generate);
-  });
+      return answer(request, results ?? [], finalAnswerTool, generate);
+    },
+    false,
+  );
 }
 
 /** The tools to call in the first turn: those named in `calls` (each must be offered), else all but the final-answer tool. */

@@ -1,4 +1,5 @@
 import type { ModelRequest, ModelResponse, Provider, ProviderCallOptions } from "tollgate";
+import { abortStateOf, hasLazySignal, SIGNAL_FROM, withLazySignal } from "../util/lazy-signal.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { checkKeys } from "../util/option-keys.js";
 import type { FakeProviderOptions, TurnReply } from "./turn.js";
@@ -15,6 +16,7 @@ export interface FakeCall {
   runId: string | undefined;
   /** How many times this provider was called before, over every run (0 for the first call). */
   call: number;
+  /** The call's signal (`ProviderCallOptions.signal`), made when first read. */
   signal: AbortSignal | undefined;
 }
 
@@ -27,12 +29,14 @@ export type FakeAnswer = (
 /**
  * The provider shell the fakes share: records requests, answers whole or streamed. Generated
  * tool-call ids are `call_<step>_<index>`, with the run's own step: unique within a run (a
- * resumed one included) and the same every time the run is played.
+ * resumed one included) and the same every time the run is played. `answerReadsSignal: false`
+ * for an answer that never reads `call.signal` (its call carries none).
  */
 export function fakeProvider(
   options: FakeProviderOptions,
   named: { name: string; model: string },
   answer: FakeAnswer,
+  answerReadsSignal = true,
 ): Provider & { readonly requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
   const chunkSize = options.chunkSize ?? 4;
@@ -47,10 +51,17 @@ export function fakeProvider(
     try {
       const call = requests.length;
       requests.push(request);
-      const signal = given?.signal;
-      signal?.throwIfAborted();
+      // The loop's options make the run's signal when it is read: only an answer that reads
+      // `signal` makes it.
+      abortStateOf(given)?.throwIfAborted();
       const step = Number.isInteger(given?.step) && given!.step! >= 0 ? given!.step! : call;
-      const answered = answer(request, { step, runId: given?.runId, call, signal });
+      const runId = given?.runId;
+      const fakeCall: FakeCall = !answerReadsSignal
+        ? { step, runId, call, signal: undefined }
+        : hasLazySignal(given)
+          ? withLazySignal({ step, runId, call, [SIGNAL_FROM]: given })
+          : { step, runId, call, signal: given?.signal };
+      const answered = answer(request, fakeCall);
       const where = () => `${named.name}Provider: the answer for step ${step}`;
       return isPromise(answered)
         ? Promise.resolve(answered).then((reply) => toResponse(where, reply, step))

@@ -49,6 +49,7 @@ export function scriptedProvider(
       }
       return reply(script[used++]!, request);
     },
+    false,
   );
   return new Scripted(provider, script, () => used);
 }

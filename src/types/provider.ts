@@ -63,6 +63,11 @@ export type ModelStreamPart =
 
 /** Options for one provider call. */
 export interface ProviderCallOptions {
+  /**
+   * Aborted when the run is aborted or the model call times out. The loop's options make the
+   * run's signal when it is first read (a spread reads it): a provider that never reads it
+   * costs the run none.
+   */
   signal?: AbortSignal;
   /** The run this call belongs to (a resumed run keeps its id): fakes and cassettes count per run. */
   runId?: string;

@@ -13,7 +13,10 @@ export interface ToolContext<Deps = unknown> {
   maxRetries: number;
   /** 0-based step of the run that asked for the call. */
   step: number;
-  /** Aborted when the run is aborted or the tool times out. */
+  /**
+   * Aborted when the run is aborted or the tool times out. The run's signal is made when first
+   * read (a spread `{ ...ctx }` reads it): a tool that never reads it costs the run none.
+   */
   signal: AbortSignal;
   /** The args' JSON text exactly as the model sent it. */
   rawArgs: string;
