@@ -160,6 +160,8 @@ export function toolContext<Deps>(
   step: number,
   signal?: AbortSignal,
 ): ToolContext<Deps> {
+  // Two whole literals, not one with the signal added after: adding a property to a made
+  // literal cost 6–14 % of a run (A/B in one process).
   if (signal || !run.abort.handsOutLazily()) {
     return {
       deps: run.config.deps,
