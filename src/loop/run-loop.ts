@@ -1,5 +1,7 @@
 import { TollgateError } from "../errors.js";
+import { withLazyState } from "../state/lazy-state.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
+import { isPaused } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
 import { snapshot } from "../state/snapshot.js";
 import type { RunResult, RunResultBase } from "../types/run-result.js";
@@ -80,19 +82,22 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
   const endedBy =
     outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
-  const state = await sealState(
-    snapshot(run, status, endedBy && { endedBy }),
-    run.config.options.signingKey,
-  );
-  const base: RunResultBase = {
+  const take = () => snapshot(run, status, endedBy && { endedBy });
+  const { store, signingKey } = run.config.options;
+  // A finished run that nothing writes or signs has no calls to list: its state is taken when
+  // first read (sealState would add nothing to it).
+  const lazy = store === undefined && signingKey === undefined && !isPaused(status);
+  const state = lazy ? undefined : await sealState(take(), signingKey);
+  const base = {
     text: textOf(lastAssistant),
     messages: run.messages.slice(),
     steps: run.steps.slice(),
     usage: run.usage,
     finishReason: lastStep?.response.finishReason ?? "other",
-    state,
-  };
+  } as RunResultBase;
+  if (state) base.state = state;
   if (run.agent !== undefined) base.agent = run.agent;
+  if (!state) return withLazyState(withStatus(base, outcome, undefined), take);
   await run.write(state);
   return withStatus(base, outcome, state);
 }
@@ -110,7 +115,11 @@ function pausedStatus(step: StepRecord | undefined): RunStatus {
 }
 
 /** The result for how the run ended: each status with its own fields. */
-function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState): RunResult {
+function withStatus(
+  base: RunResultBase,
+  outcome: StepOutcome,
+  state: RunState | undefined,
+): RunResult {
   switch (outcome.kind) {
     case "stopped":
       return outcome.reason === undefined
@@ -119,6 +128,7 @@ function withStatus(base: RunResultBase, outcome: StepOutcome, state: RunState):
     case "ended":
       return { status: "ended_by_tool", ...base, endedBy: outcome.endedBy };
     case "paused": {
+      if (!state) throw new Error("tollgate: a paused run's result is made with its state");
       const external = state.external ? { external: state.external.slice() } : {};
       return state.status === "needs_results"
         ? { status: "needs_results", ...base, external: state.external?.slice() ?? [] }

@@ -14,7 +14,12 @@ export interface RunResultBase {
   steps: StepRecord[];
   usage: Usage;
   finishReason: ModelResponse["finishReason"];
-  /** Plain JSON: store it anywhere and `resume()` a paused run from it. */
+  /**
+   * Plain JSON: store it anywhere and `resume()` a paused run from it. A finished run with no
+   * store and no signing key takes it when first read (as it ended: what the caller does to the
+   * result first does not change it); until then it is an accessor, which `JSON.stringify`,
+   * a spread and `structuredClone` read.
+   */
   state: RunState;
   /**
    * Client-side tools' calls waiting for their results (`needs_results`, and `needs_approval`
