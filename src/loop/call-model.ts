@@ -17,13 +17,8 @@ import { type AbortState, SIGNAL_FROM, withLazySignal } from "../util/lazy-signa
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { raceSignal } from "../util/race-signal.js";
 import { requestSent } from "./gate-calls.js";
-import {
-  guardRequest,
-  guardResponse,
-  type ModelGuard,
-  releasedParts,
-  unsentResponse,
-} from "./model-hooks.js";
+import { stepFeatures } from "./load-step-features.js";
+import type { ModelGuard } from "./model-hooks.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { modelAnswered } from "./run-record.js";
@@ -93,6 +88,7 @@ function guardedCall<Deps>(
   tools: readonly string[],
   guard: ModelGuard,
 ): Promise<ModelResponse> {
+  const { guardRequest, guardResponse, releasedParts, unsentResponse } = stepFeatures();
   const taken = (response: ModelResponse): MaybePromise<ModelResponse> => {
     if (!guard.held) {
       modelAnswered(run, step, response);

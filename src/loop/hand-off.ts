@@ -4,10 +4,10 @@ import { freezeJson } from "../tools/args.js";
 import type { Message } from "../types/messages.js";
 import { callPolicy } from "../util/policy-call.js";
 import { loadMessageSchema, messageSchemaReady } from "./message-schema.js";
+import { type Read, readMessages } from "./read-messages.js";
 import type { RunConfig, RunContext } from "./run-context.js";
 import { handedOff } from "./run-record.js";
 import type { TakenHandoff } from "./step.js";
-import { type Read, readMessages } from "./step-steering.js";
 
 /**
  * Hands the run to the target of `taken`: its transcript as the input filter writes it (a

@@ -16,8 +16,8 @@ import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js"
 import { textOf } from "../util/message-text.js";
 import { zeroUsage } from "../util/usage.js";
 import { loadMessageSchema, messageSchemaReady } from "./message-schema.js";
+import { readMessages } from "./read-messages.js";
 import type { RunContext } from "./run-context.js";
-import { readMessages } from "./step-steering.js";
 
 /**
  * The gate on the model side: the `preModelCall` chain on each request before it reaches the
@@ -37,13 +37,6 @@ export interface ModelGuard {
   text?: string;
   /** The response's deltas, held until the post-model hooks pass it (only with post-model hooks). */
   held?: ModelStreamPart[];
-}
-
-/** A fresh guard for one step, or `undefined` for a loop without model hooks (nothing allocated). */
-export function modelGuard<Deps>(run: RunContext<Deps>): ModelGuard | undefined {
-  const hooks = run.config.options.modelHooks;
-  if (!hooks) return undefined;
-  return hooks.post.length > 0 ? { verdicts: [], held: [] } : { verdicts: [] };
 }
 
 const PRE_MODEL_KEYS: Readonly<Record<keyof PreModelCallVerdict, KeyType>> = {

@@ -10,6 +10,7 @@ import type { StepRecord } from "../types/step-record.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { textOf } from "../util/message-text.js";
 import { handOff } from "./hand-off.js";
+import { stepFeaturesLoading } from "./load-step-features.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { takeModelCall } from "./run-record.js";
@@ -42,6 +43,13 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
         if (stoppedBy) outcome = { kind: "condition", stoppedBy };
       }
       if (outcome.kind !== "continue" || run.steps.length >= run.maxSteps) break;
+      // prepareStep and the model hooks load with the first step that has them (this loop's,
+      // or a handoff target's).
+      const loading = stepFeaturesLoading(run.config.options);
+      if (loading) {
+        await loading;
+        run.abort.throwIfAborted();
+      }
       const limit = takeModelCall(run);
       outcome = limit ? { kind: "limit", limit } : await runStep(run);
       stepped = true;

@@ -9,7 +9,7 @@ import { callPolicy, readBoolean } from "../util/policy-call.js";
 import { callModel } from "./call-model.js";
 import { executeCalls, type Succeeded } from "./execute-calls.js";
 import { gateCalls } from "./gate-calls.js";
-import { modelGuard } from "./model-hooks.js";
+import type { ModelGuard } from "./model-hooks.js";
 import { prepareStep, type ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { answerRefused, failOutput } from "./run-record.js";
@@ -250,4 +250,11 @@ export function completeWith<Deps>(
 ): StepOutcome {
   const outcome = finish(run, step);
   return outcome.kind === "continue" ? { kind: "completed", output } : outcome;
+}
+
+/** A fresh guard for one step, or `undefined` for a loop without model hooks (nothing allocated). */
+export function modelGuard<Deps>(run: RunContext<Deps>): ModelGuard | undefined {
+  const hooks = run.config.options.modelHooks;
+  if (!hooks) return undefined;
+  return hooks.post.length > 0 ? { verdicts: [], held: [] } : { verdicts: [] };
 }

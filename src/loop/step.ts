@@ -15,10 +15,10 @@ import type {
 } from "../types/step-record.js";
 import type { StoppedBy } from "../types/stop-conditions.js";
 import type { OpenCall } from "./call-record.js";
+import { stepFeatures } from "./load-step-features.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { notRunByLimit, stepClosed, stepOpened, toolCallsUsedUp } from "./run-record.js";
-import { steeringRecord } from "./step-steering.js";
 
 /**
  * A step's life, from the model's answer to its record: opened on the response (`openStep`,
@@ -75,7 +75,7 @@ export function openStep<Deps>(
     response: { parts, finishReason, usage },
     calls: [],
   };
-  if (tools.steering) step.steered = steeringRecord(tools.steering);
+  if (tools.steering) step.steered = stepFeatures().steeringRecord(tools.steering);
   if (modelVerdicts !== undefined && modelVerdicts.length > 0) step.modelVerdicts = modelVerdicts;
   const agent = run.config.options.name;
   if (agent !== undefined) step.agent = agent;

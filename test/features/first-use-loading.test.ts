@@ -56,3 +56,74 @@ describe("structured output on the first run of a process", () => {
     expect(provider.requests).toEqual([]);
   });
 });
+
+/**
+ * `prepareStep` and the model hooks load with the first step of a loop that has one (their own
+ * chunk), in each process: here each test meets that first step with fresh modules.
+ */
+describe("prepareStep and model hooks on the first run of a process", () => {
+  const echo = () =>
+    tollgate.tool({ name: "echo", input: z.object({ x: z.number() }), execute: ({ x }) => x });
+  const oneCall = () =>
+    testing.scriptedProvider([{ toolCalls: [{ name: "echo", args: { x: 1 } }] }, { text: "done" }]);
+
+  it("prepareStep steers the first step", async () => {
+    const provider = oneCall();
+    const loop = new tollgate.AgentLoop({
+      provider,
+      tools: [echo()],
+      policy: { prepareStep: ({ stepIndex }) => ({ instructions: `step ${stepIndex}` }) },
+    });
+    const result = await loop.run("go");
+    expect(result.status).toBe("completed");
+    expect(provider.requests.map((request) => request.system)).toEqual(["step 0", "step 1"]);
+    expect(result.steps[0]!.instructions).toBe("step 0");
+  });
+
+  it("a pre-model hook blocks the first request, a post-model hook rewrites the answer", async () => {
+    const blocked = new tollgate.AgentLoop({
+      provider: oneCall(),
+      tools: [echo()],
+      preModelCall: [() => ({ stop: true, stopReason: "not today" })],
+    });
+    const stopped = await blocked.run("go");
+    expect(stopped.status).toBe("stopped");
+    const rewritten = new tollgate.AgentLoop({
+      provider: testing.scriptedProvider([{ text: "secret" }]),
+      postModelCall: [() => ({ text: "redacted" })],
+    });
+    expect((await rewritten.run("go")).text).toBe("redacted");
+  });
+
+  it("a run aborted while they load asks nothing and sends nothing to the model", async () => {
+    const provider = oneCall();
+    let asked = 0;
+    const loop = new tollgate.AgentLoop({
+      provider,
+      tools: [echo()],
+      policy: { prepareStep: () => void asked++ },
+    });
+    await abortedAtOnce(loop);
+    expect(asked).toBe(0);
+    expect(provider.requests).toEqual([]);
+  });
+
+  it("a handoff's target with prepareStep, from a loop without one, has it on its first step", async () => {
+    const targetProvider = testing.scriptedProvider([{ text: "billed" }]);
+    const target = new tollgate.AgentLoop({
+      name: "billing",
+      provider: targetProvider,
+      policy: { prepareStep: () => ({ instructions: "billing, steered" }) },
+    });
+    const triage = new tollgate.AgentLoop({
+      name: "triage",
+      provider: testing.scriptedProvider([
+        { toolCalls: [{ name: "transfer_to_billing", args: {} }] },
+      ]),
+      handoffs: [tollgate.handoff(() => target, { name: "billing" })],
+    });
+    const result = await triage.run("go");
+    expect(result.text).toBe("billed");
+    expect(targetProvider.requests[0]?.system).toBe("billing, steered");
+  });
+});

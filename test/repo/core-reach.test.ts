@@ -10,9 +10,10 @@ import packageConfig from "../../tsup.config.js";
 /**
  * What an app importing `{ AgentLoop, tool }` loads at start, as a bundler with code splitting
  * sees src/: the JSON Schema validator (@cfworker/json-schema), the state's checks and
- * resume's checks and the reader of a streamed final answer load only when a run needs them (a
- * `jsonSchema()` tool, messages from `prepareStep`, a pre-model hook or a handoff filter, a
- * resume, structured output). They must still be in the
+ * resume's checks, the reader of a streamed final answer, and `prepareStep` and the model
+ * hooks load only when a run needs them (a `jsonSchema()` tool, messages from `prepareStep`, a
+ * pre-model hook or a handoff filter, a resume, structured output, a loop with `prepareStep` or
+ * model hooks). They must still be in the
  * build, behind a dynamic import, or a run that needs them could not find them.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -22,6 +23,9 @@ const LAZY = [
   /src\/state\/state-check\.ts$/,
   /src\/state\/resume\//,
   /src\/output\/partial-json\.ts$/,
+  /src\/loop\/model-hooks\.ts$/,
+  /src\/loop\/prepare-answer\.ts$/,
+  /src\/loop\/step-steering\.ts$/,
 ];
 
 interface Chunks {
