@@ -1,6 +1,9 @@
 import type { RunState } from "../types/run-state.js";
 
-/** Where a lazy result keeps what takes its state, until it is first read. */
+/**
+ * Where a lazy result keeps what takes its state, until it is first read: not enumerable, so
+ * `console.log(result)` and a spread leave it out.
+ */
 const TAKE_STATE: unique symbol = Symbol("tollgate.takeState") as never;
 
 interface Holder {
@@ -56,6 +59,6 @@ export function withLazyState<T extends object>(
   result: T,
   take: () => RunState,
 ): T & { readonly state: RunState } {
-  (result as Holder)[TAKE_STATE] = take;
+  Object.defineProperty(result, TAKE_STATE, { value: take, writable: true, configurable: true });
   return Object.defineProperty(result, "state", LAZY_STATE) as never;
 }

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import fc from "fast-check";
 import { AgentLoop, memoryRunStore, type RunResult, type RunState, tool } from "tollgate";
 import { type ScriptedTurn, scriptedProvider } from "tollgate/testing";
@@ -49,6 +50,9 @@ describe("a finished run's state, taken when first read", () => {
     const result = await loopOf(oneCall).run("go", { runId: "r-1" });
     expect(Object.getOwnPropertyDescriptor(result, "state")?.get).toBeTypeOf("function");
     expect(Object.keys(result)).toContain("state");
+    // What console.log shows: the accessor, and nothing of what takes the state.
+    expect(inspect(result)).toContain("state: [Getter/Setter]");
+    expect(inspect(result)).not.toContain("Symbol(");
     const first = result.state;
     expect(first.status).toBe("completed");
     expect(first.runId).toBe("r-1");
