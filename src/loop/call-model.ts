@@ -17,7 +17,6 @@ import { type AbortState, SIGNAL_FROM, withLazySignal } from "../util/lazy-signa
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { raceSignal } from "../util/race-signal.js";
 import { requestSent } from "./gate-calls.js";
-import { stepFeatures } from "./load-step-features.js";
 import type { ModelGuard } from "./model-hooks.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
@@ -88,7 +87,9 @@ function guardedCall<Deps>(
   tools: readonly string[],
   guard: ModelGuard,
 ): Promise<ModelResponse> {
-  const { guardRequest, guardResponse, releasedParts, unsentResponse } = stepFeatures();
+  if (!modelHooks)
+    throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+  const { guardRequest, guardResponse, releasedParts, unsentResponse } = modelHooks;
   const taken = (response: ModelResponse): MaybePromise<ModelResponse> => {
     if (!guard.held) {
       modelAnswered(run, step, response);
@@ -114,6 +115,19 @@ function guardedCall<Deps>(
     run.abort.throwIfAborted();
     return send(answer);
   });
+}
+
+/** The model hooks' judges (`model-hooks.ts`), for a loop with model hooks. */
+export type ModelHooks = Pick<
+  typeof import("./model-hooks.js"),
+  "guardRequest" | "guardResponse" | "releasedParts" | "unsentResponse"
+>;
+
+let modelHooks: ModelHooks | undefined;
+
+/** Installs the model hooks' judges (`step-features.ts`, once loaded). */
+export function installModelHooks(hooks: ModelHooks): void {
+  modelHooks = hooks;
 }
 
 /**

@@ -2,7 +2,6 @@ import type { ToolSpec } from "../types/messages.js";
 import type { ModelRequest } from "../types/provider.js";
 import type { Tool } from "../types/tool.js";
 import type { MaybePromise } from "../util/maybe-promise.js";
-import { stepFeatures } from "./load-step-features.js";
 import type { RunContext } from "./run-context.js";
 import type { StepSteering } from "./step-steering.js";
 
@@ -29,7 +28,19 @@ export interface ToolsOfStep<Deps> {
  */
 export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfStep<Deps>> {
   if (!run.config.options.policy.prepareStep) return everyTool(run);
-  return stepFeatures().preparedStep(run);
+  if (!preparedStep)
+    throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+  return preparedStep(run);
+}
+
+/** What reads `prepareStep`'s answer into the step's tools (`prepare-answer.ts`). */
+export type PreparedStep = <Deps>(run: RunContext<Deps>) => MaybePromise<ToolsOfStep<Deps>>;
+
+let preparedStep: PreparedStep | undefined;
+
+/** Installs the reader of `prepareStep`'s answer (`step-features.ts`, once loaded). */
+export function installPreparedStep(read: PreparedStep): void {
+  preparedStep = read;
 }
 
 /**

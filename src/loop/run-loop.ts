@@ -1,4 +1,5 @@
 import { TollgateError } from "../errors.js";
+import type { ResolvedOptions } from "../options/loop-options.js";
 import { withLazyState } from "../state/lazy-state.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import { isPaused } from "../state/run-state.js";
@@ -10,7 +11,6 @@ import type { StepRecord } from "../types/step-record.js";
 import { isPromise } from "../util/maybe-promise.js";
 import { textOf } from "../util/message-text.js";
 import { handOff } from "./hand-off.js";
-import { stepFeaturesLoading } from "./load-step-features.js";
 import { resumeStep } from "./resume-step.js";
 import type { RunContext } from "./run-context.js";
 import { takeModelCall } from "./run-record.js";
@@ -31,7 +31,11 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
   let outcome: StepOutcome = { kind: "continue" };
   let result: RunResult;
   try {
-    if (plan) outcome = await resumeStep(run, plan);
+    if (plan) {
+      const loading = stepFeaturesLoading(run.config.options);
+      if (loading) await loaded(run, loading);
+      outcome = await resumeStep(run, plan);
+    }
     let stepped = plan !== undefined;
     while (outcome.kind === "continue") {
       // A handoff of the step just closed: the next step is its target's.
@@ -43,13 +47,10 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
         if (stoppedBy) outcome = { kind: "condition", stoppedBy };
       }
       if (outcome.kind !== "continue" || run.steps.length >= run.maxSteps) break;
-      // prepareStep and the model hooks load with the first step that has them (this loop's,
-      // or a handoff target's).
+      // prepareStep and the model and post-call hooks load with the first step that has them
+      // (this loop's, or a handoff target's).
       const loading = stepFeaturesLoading(run.config.options);
-      if (loading) {
-        await loading;
-        run.abort.throwIfAborted();
-      }
+      if (loading) await loaded(run, loading);
       const limit = takeModelCall(run);
       outcome = limit ? { kind: "limit", limit } : await runStep(run);
       stepped = true;
@@ -72,6 +73,39 @@ export async function runLoop<Deps>(run: RunContext<Deps>, plan?: ResumePlan): P
     result,
   });
   return result;
+}
+
+let installed = false;
+let installing: Promise<void> | undefined;
+
+/**
+ * Loads and installs the step's optional features (`step-features.ts`) when the run's options
+ * use one (`prepareStep`, model hooks, post-call hooks) and they are not installed yet;
+ * `undefined` when there is nothing to load. Asked before a resumed run's paused step and before
+ * each step, so a handoff's target that uses one has them too.
+ */
+function stepFeaturesLoading(options: ResolvedOptions<any>): Promise<void> | undefined {
+  if (installed) return undefined;
+  if (!options.policy.prepareStep && !options.modelHooks && options.postHooks.length === 0) {
+    return undefined;
+  }
+  installing ??= import("./step-features.js").then(
+    (features) => {
+      features.installStepFeatures();
+      installed = true;
+    },
+    (error: unknown) => {
+      installing = undefined; // the next run tries again
+      throw error;
+    },
+  );
+  return installing;
+}
+
+/** Waits for the step's optional features to load; nothing more runs if the run aborted meanwhile. */
+async function loaded<Deps>(run: RunContext<Deps>, loading: Promise<void>): Promise<void> {
+  await loading;
+  run.abort.throwIfAborted();
 }
 
 const STATUS: Record<StepOutcome["kind"], RunStatus> = {

@@ -15,7 +15,6 @@ import type {
 } from "../types/step-record.js";
 import type { StoppedBy } from "../types/stop-conditions.js";
 import type { OpenCall } from "./call-record.js";
-import { stepFeatures } from "./load-step-features.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { notRunByLimit, stepClosed, stepOpened, toolCallsUsedUp } from "./run-record.js";
@@ -75,7 +74,11 @@ export function openStep<Deps>(
     response: { parts, finishReason, usage },
     calls: [],
   };
-  if (tools.steering) step.steered = stepFeatures().steeringRecord(tools.steering);
+  if (tools.steering) {
+    if (!steeringRecord)
+      throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+    step.steered = steeringRecord(tools.steering);
+  }
   if (modelVerdicts !== undefined && modelVerdicts.length > 0) step.modelVerdicts = modelVerdicts;
   const agent = run.config.options.name;
   if (agent !== undefined) step.agent = agent;
@@ -370,4 +373,11 @@ export function decisionEvent<Deps>(
   if (open.call) event.call = open.call;
   if (record.reason !== undefined) event.reason = record.reason;
   return event;
+}
+
+let steeringRecord: typeof import("./step-steering.js").steeringRecord | undefined;
+
+/** Installs what a step's record keeps of `prepareStep`'s steering (`step-features.ts`, once loaded). */
+export function installSteeringRecord(record: NonNullable<typeof steeringRecord>): void {
+  steeringRecord = record;
 }

@@ -58,10 +58,11 @@ describe("structured output on the first run of a process", () => {
 });
 
 /**
- * `prepareStep` and the model hooks load with the first step of a loop that has one (their own
- * chunk), in each process: here each test meets that first step with fresh modules.
+ * `prepareStep`, the model hooks and the post-call hooks load with the first step of a loop that
+ * has one (their own chunk), or before a resumed run's paused step, in each process: here each
+ * test meets that first step with fresh modules.
  */
-describe("prepareStep and model hooks on the first run of a process", () => {
+describe("prepareStep, model hooks and post-call hooks on the first run of a process", () => {
   const echo = () =>
     tollgate.tool({ name: "echo", input: z.object({ x: z.number() }), execute: ({ x }) => x });
   const oneCall = () =>
@@ -125,5 +126,45 @@ describe("prepareStep and model hooks on the first run of a process", () => {
     const result = await triage.run("go");
     expect(result.text).toBe("billed");
     expect(targetProvider.requests[0]?.system).toBe("billing, steered");
+  });
+
+  it("a post-call hook rewrites the first call's output", async () => {
+    const loop = new tollgate.AgentLoop({
+      provider: oneCall(),
+      tools: [echo()],
+      postToolCall: [({ output }) => ({ output: `seen ${String(output)}` })],
+    });
+    const result = await loop.run("go");
+    const tool = result.messages.find((message) => message.role === "tool");
+    expect(tool?.role === "tool" && tool.results[0]!.output).toBe("seen 1");
+  });
+
+  it("a resume in a process whose first run it is judges the approved call's output", async () => {
+    const approve = () =>
+      tollgate.tool({
+        name: "echo",
+        input: z.object({ x: z.number() }),
+        needsApproval: true,
+        execute: ({ x }) => x,
+      });
+    const paused = await new tollgate.AgentLoop({
+      provider: oneCall(),
+      tools: [approve()],
+    }).run("go");
+    expect(paused.status).toBe("needs_approval");
+    const saved = JSON.stringify(paused.state);
+    const id = paused.status === "needs_approval" ? paused.pending[0]!.toolCallId : "";
+    vi.resetModules();
+    tollgate = await import("tollgate");
+    testing = await import("tollgate/testing");
+    const resumed = await new tollgate.AgentLoop({
+      provider: testing.scriptedProvider([{ text: "done" }]),
+      tools: [approve()],
+      trustState: true,
+      postToolCall: [({ output }) => ({ output: `judged ${String(output)}` })],
+    }).resume(JSON.parse(saved), { [id]: { approve: true } });
+    expect(resumed.status).toBe("completed");
+    const tool = resumed.messages.find((message) => message.role === "tool");
+    expect(tool?.role === "tool" && tool.results[0]!.output).toBe("judged 1");
   });
 });

@@ -12,8 +12,8 @@ import packageConfig from "../../tsup.config.js";
  * sees src/: the JSON Schema validator (@cfworker/json-schema), the state's checks and
  * resume's checks, the reader of a streamed final answer, and `prepareStep` and the model
  * hooks load only when a run needs them (a `jsonSchema()` tool, messages from `prepareStep`, a
- * pre-model hook or a handoff filter, a resume, structured output, a loop with `prepareStep` or
- * model hooks). They must still be in the
+ * pre-model hook or a handoff filter, a resume, structured output, a loop with `prepareStep`, model
+ * hooks or post-call hooks). They must still be in the
  * build, behind a dynamic import, or a run that needs them could not find them.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -26,6 +26,8 @@ const LAZY = [
   /src\/loop\/model-hooks\.ts$/,
   /src\/loop\/prepare-answer\.ts$/,
   /src\/loop\/step-steering\.ts$/,
+  /src\/loop\/post-call-guard\.ts$/,
+  /src\/gate\/post-call\.ts$/,
 ];
 
 interface Chunks {
