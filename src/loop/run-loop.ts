@@ -127,8 +127,10 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   const take = () => snapshot(run, status, endedBy && { endedBy });
   const { store, signingKey } = run.config.options;
   // A finished run that nothing writes or signs has no calls to list: its state is taken when
-  // first read (sealState would add nothing to it).
-  const lazy = store === undefined && signingKey === undefined && !isPaused(status);
+  // first read (sealState would add nothing to it). Not with a listener (or stream()): the
+  // run-finish event's copy of the result reads it at once.
+  const lazy =
+    store === undefined && signingKey === undefined && !isPaused(status) && !run.listening();
   const state = lazy ? undefined : await sealState(take(), signingKey);
   const base = {
     text: textOf(lastAssistant),

@@ -16,7 +16,7 @@ export interface RunResultBase {
   finishReason: ModelResponse["finishReason"];
   /**
    * Plain JSON: store it anywhere and `resume()` a paused run from it. A finished run with no
-   * store and no signing key takes it when first read (as it ended: what the caller does to the
+   * store, signing key or listener takes it when first read (as it ended: what the caller does to the
    * result first does not change it); until then it is an accessor, which `JSON.stringify`,
    * a spread and `structuredClone` read.
    */

@@ -112,7 +112,7 @@ describe("a finished run's state, taken when first read", () => {
     expect(seen?.stateId).toBe(result.state.stateId);
   });
 
-  it("is a plain value at once when the run pauses, has a store or signs its states", async () => {
+  it("is a plain value at once when the run pauses, has a store, signs its states or has a listener", async () => {
     const waits = new AgentLoop({
       provider: scriptedProvider([{ toolCalls: [{ name: "echo", args: { x: 1 } }] }]),
       tools: [echo],
@@ -127,6 +127,13 @@ describe("a finished run's state, taken when first read", () => {
       "go",
     );
     expect(Object.getOwnPropertyDescriptor(signed, "state")?.value?.signature).toBeTypeOf("string");
+    const heard = await loopOf(oneCall, { onEvent: () => {} }).run("go");
+    expect(Object.getOwnPropertyDescriptor(heard, "state")?.value?.status).toBe("completed");
+    let fromStream: RunResult | undefined;
+    for await (const event of loopOf(oneCall).stream("go")) {
+      if (event.type === "run-finish") fromStream = event.result;
+    }
+    expect(Object.getOwnPropertyDescriptor(fromStream, "state")?.value?.status).toBe("completed");
   });
 
   it("property: for random scripts, the state read late equals the one the signed run takes as it ends", async () => {
