@@ -16,6 +16,7 @@ import type {
 import { type AbortState, SIGNAL_FROM, withLazySignal } from "../util/lazy-signal.js";
 import { andThen, isPromise, type MaybePromise } from "../util/maybe-promise.js";
 import { raceSignal } from "../util/race-signal.js";
+import { notInstalled } from "./feature-slot.js";
 import { requestSent } from "./gate-calls.js";
 import type { ModelGuard } from "./model-hooks.js";
 import type { ToolsOfStep } from "./prepare-step.js";
@@ -87,8 +88,7 @@ function guardedCall<Deps>(
   tools: readonly string[],
   guard: ModelGuard,
 ): Promise<ModelResponse> {
-  if (!modelHooks)
-    throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+  if (!modelHooks) throw notInstalled("the model hooks");
   const { guardRequest, guardResponse, releasedParts, unsentResponse } = modelHooks;
   const taken = (response: ModelResponse): MaybePromise<ModelResponse> => {
     if (!guard.held) {

@@ -4,6 +4,7 @@ import type { PostToolCallHook } from "../types/hooks.js";
 import type { ToolContentPart } from "../types/messages.js";
 import type { MaybePromise } from "../util/maybe-promise.js";
 import { notRun, type OpenCall } from "./call-record.js";
+import { notInstalled } from "./feature-slot.js";
 import type { RunContext } from "./run-context.js";
 import type { ToolRun } from "./run-tool.js";
 import type { OpenStep } from "./step.js";
@@ -41,8 +42,7 @@ export function guardOutput<Deps>(
   if (hooks.length === 0 || open.tool === run.config.output?.tool) {
     return { ok, output: done.output, content };
   }
-  if (!judgedOutput)
-    throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+  if (!judgedOutput) throw notInstalled("the post-call judge");
   return judgedOutput(run, step, open, done, hooks);
 }
 

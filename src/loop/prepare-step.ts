@@ -2,6 +2,7 @@ import type { ToolSpec } from "../types/messages.js";
 import type { ModelRequest } from "../types/provider.js";
 import type { Tool } from "../types/tool.js";
 import type { MaybePromise } from "../util/maybe-promise.js";
+import { notInstalled } from "./feature-slot.js";
 import type { RunContext } from "./run-context.js";
 import type { StepSteering } from "./step-steering.js";
 
@@ -28,8 +29,7 @@ export interface ToolsOfStep<Deps> {
  */
 export function prepareStep<Deps>(run: RunContext<Deps>): MaybePromise<ToolsOfStep<Deps>> {
   if (!run.config.options.policy.prepareStep) return everyTool(run);
-  if (!preparedStep)
-    throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+  if (!preparedStep) throw notInstalled("prepareStep's reader");
   return preparedStep(run);
 }
 

@@ -4,7 +4,7 @@ import { withLazyState } from "../state/lazy-state.js";
 import type { ResumePlan } from "../state/resume/resolutions.js";
 import { isPaused } from "../state/run-state.js";
 import { sealState } from "../state/seal-state.js";
-import { snapshot } from "../state/snapshot.js";
+import { endedRunData, snapshot } from "../state/snapshot.js";
 import type { RunResult, RunResultBase } from "../types/run-result.js";
 import type { RunState, RunStatus } from "../types/run-state.js";
 import type { StepRecord } from "../types/step-record.js";
@@ -124,14 +124,14 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   const lastAssistant = run.messages.findLast((message) => message.role === "assistant");
   const endedBy =
     outcome.kind === "paused" || outcome.kind === "ended" ? outcome.endedBy : undefined;
-  const take = () => snapshot(run, status, endedBy && { endedBy });
   const { store, signingKey } = run.config.options;
   // A finished run that nothing writes or signs has no calls to list: its state is taken when
-  // first read (sealState would add nothing to it). Not with a listener (or stream()): the
-  // run-finish event's copy of the result reads it at once.
+  // first read (sealState would add nothing to it), from the run's data alone. Not with a
+  // listener (or stream()): the run-finish event's copy of the result reads it at once.
   const lazy =
     store === undefined && signingKey === undefined && !isPaused(status) && !run.listening();
-  const state = lazy ? undefined : await sealState(take(), signingKey);
+  const extras = endedBy && { endedBy };
+  const state = lazy ? undefined : await sealState(snapshot(run, status, extras), signingKey);
   const base = {
     text: textOf(lastAssistant),
     messages: run.messages.slice(),
@@ -141,7 +141,12 @@ async function resultOf<Deps>(run: RunContext<Deps>, outcome: StepOutcome): Prom
   } as RunResultBase;
   if (state) base.state = state;
   if (run.agent !== undefined) base.agent = run.agent;
-  if (!state) return withLazyState(withStatus(base, outcome, undefined), take);
+  if (!state) {
+    const data = endedRunData(run);
+    return withLazyState(withStatus(base, outcome, undefined), () =>
+      snapshot(data, status, extras),
+    );
+  }
   await run.write(state);
   return withStatus(base, outcome, state);
 }

@@ -15,6 +15,7 @@ import type {
 } from "../types/step-record.js";
 import type { StoppedBy } from "../types/stop-conditions.js";
 import type { OpenCall } from "./call-record.js";
+import { notInstalled } from "./feature-slot.js";
 import type { ToolsOfStep } from "./prepare-step.js";
 import type { RunContext } from "./run-context.js";
 import { notRunByLimit, stepClosed, stepOpened, toolCallsUsedUp } from "./run-record.js";
@@ -75,8 +76,7 @@ export function openStep<Deps>(
     calls: [],
   };
   if (tools.steering) {
-    if (!steeringRecord)
-      throw new Error("tollgate: a step feature was used before step-features.ts loaded (a bug)");
+    if (!steeringRecord) throw notInstalled("the steering record");
     step.steered = steeringRecord(tools.steering);
   }
   if (modelVerdicts !== undefined && modelVerdicts.length > 0) step.modelVerdicts = modelVerdicts;

@@ -85,6 +85,33 @@ export function snapshot(
 }
 
 /**
+ * A finished run's data alone, for a state taken later (`withLazyState`): without what the live
+ * run holds beside it (its configuration, deps, abort, listeners), which a caller holding the
+ * result would otherwise keep alive. The lists are the run's own: nothing appends to them once
+ * it has ended.
+ */
+export function endedRunData(run: RunData): RunData {
+  const data: RunData = {
+    runId: run.runId,
+    maxSteps: run.maxSteps,
+    messages: run.messages,
+    steps: run.steps,
+    usage: run.usage,
+    retries: run.retries,
+    unavailableCalls: run.unavailableCalls,
+    executed: run.executed,
+    denied: run.denied,
+    remembered: run.remembered,
+    limits: run.limits,
+    callCounts: run.callCounts,
+    stepInProgress: undefined,
+    parent: run.parent,
+    agent: run.agent,
+  };
+  return data;
+}
+
+/**
  * The run's data from a checked paused (or running) state, without its open step: the
  * resumed run finishes that step first and records it then. The run keeps its limits; a limit
  * of the loop's that the state lacks applies too (`loopLimits`).

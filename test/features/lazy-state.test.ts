@@ -1,4 +1,6 @@
 import { inspect } from "node:util";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { AgentLoop, memoryRunStore, type RunResult, type RunState, tool } from "tollgate";
 import { type ScriptedTurn, scriptedProvider } from "tollgate/testing";
@@ -134,6 +136,23 @@ describe("a finished run's state, taken when first read", () => {
       if (event.type === "run-finish") fromStream = event.result;
     }
     expect(Object.getOwnPropertyDescriptor(fromStream, "state")?.value?.status).toBe("completed");
+  });
+
+  it("keeps the run's data until read, not what the run held beside it (its deps)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const finished = async () => {
+      const deps = { big: new Array(1000).fill("x") };
+      const result = await loopOf(oneCall).run("go", { deps });
+      return { result, deps: new WeakRef(deps) };
+    };
+    const { result, deps } = await finished();
+    for (let i = 0; i < 5 && deps.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(deps.deref()).toBeUndefined();
+    expect(result.state.status).toBe("completed");
   });
 
   it("property: for random scripts, the state read late equals the one the signed run takes as it ends", async () => {
