@@ -124,3 +124,31 @@ export function expectEqual(what: string, actual: unknown, expected: unknown): v
     );
   }
 }
+
+/** How many steps a run has and how many tool calls each step asks for. */
+export interface LoopShape {
+  steps: number;
+  callsPerStep: number;
+}
+
+/** Counts tool executions; each contender resets and checks it around a run. */
+export class Counter {
+  count = 0;
+  expect(what: string, expected: number): void {
+    expectEqual(`${what}: tool executions`, this.count, expected);
+    this.count = 0;
+  }
+}
+
+/** The model's answer at step `k`: tool calls while k < steps, then the final text. */
+export function script<C, A>(
+  shape: LoopShape,
+  call: (step: number, index: number) => C,
+  answer: A,
+): (C | A)[][] {
+  return Array.from({ length: shape.steps + 1 }, (_, step) =>
+    step < shape.steps
+      ? Array.from({ length: shape.callsPerStep }, (_, index) => call(step, index))
+      : [answer],
+  );
+}

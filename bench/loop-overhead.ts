@@ -16,43 +16,14 @@ import {
   Usage,
 } from "@openai/agents-core";
 import { assistantMessage, functionCall } from "@openai/agents-core/testing";
-import { tool as aiTool, generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { AgentLoop, type ModelResponse, type Provider, tool } from "tollgate";
 import { z } from "zod";
-import { type Contender, expectEqual } from "./harness.js";
-
-/** How many steps a run has and how many tool calls each step asks for. */
-export interface LoopShape {
-  steps: number;
-  callsPerStep: number;
-}
+import { aiSdkContender } from "./ai-sdk-contender.js";
+import { type Contender, Counter, expectEqual, type LoopShape, script } from "./harness.js";
 
 const ARGS = '{"city":"Oslo"}';
 const ANSWER = "done";
 const input = z.object({ city: z.string() });
-
-/** Counts tool executions; each contender resets and checks it around a run. */
-export class Counter {
-  count = 0;
-  expect(what: string, expected: number): void {
-    expectEqual(`${what}: tool executions`, this.count, expected);
-    this.count = 0;
-  }
-}
-
-/** The model's answer at step `k`: tool calls while k < steps, then the final text. */
-function script<C, A>(
-  shape: LoopShape,
-  call: (step: number, index: number) => C,
-  answer: A,
-): (C | A)[][] {
-  return Array.from({ length: shape.steps + 1 }, (_, step) =>
-    step < shape.steps
-      ? Array.from({ length: shape.callsPerStep }, (_, index) => call(step, index))
-      : [answer],
-  );
-}
 
 /**
  * tollgate with the gate active: 2 pre-call hooks and a policy (`decideToolCall` → ALLOW,
@@ -123,59 +94,6 @@ export function tollgateContender(
     async run() {
       const result = await loop.run("What's the weather in Oslo?");
       expectEqual(`${name}: status`, result.status, "completed");
-      expectEqual(`${name}: text`, result.text, ANSWER);
-      expectEqual(`${name}: steps`, result.steps.length, shape.steps + 1);
-      counter.expect(name, shape.steps * shape.callsPerStep);
-    },
-  };
-}
-
-/**
- * AI SDK 7: `generateText` over a new `MockLanguageModelV4` per run (its array form: one result
- * per call), as its docs show.
- */
-export function aiSdkContender(shape: LoopShape, name = "AI SDK 7 generateText"): Contender {
-  const counter = new Counter();
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  };
-  const results = script(
-    shape,
-    (step, index) => ({
-      type: "tool-call" as const,
-      toolCallId: `call_${step}_${index}`,
-      toolName: "get_weather",
-      input: ARGS,
-    }),
-    { type: "text" as const, text: ANSWER },
-  ).map((content, step) => ({
-    content,
-    finishReason: { unified: step < shape.steps ? "tool-calls" : "stop", raw: undefined },
-    usage,
-    warnings: [],
-  }));
-  const tools = {
-    get_weather: aiTool({
-      description: "Current weather for a city",
-      inputSchema: input,
-      execute: async ({ city }) => {
-        counter.count++;
-        return { city, tempC: 21 };
-      },
-    }),
-  };
-  return {
-    name,
-    units: shape.steps,
-    async run() {
-      const model = new MockLanguageModelV4({ doGenerate: results as never });
-      const result = await generateText({
-        model,
-        tools,
-        stopWhen: stepCountIs(shape.steps + 1),
-        prompt: "What's the weather in Oslo?",
-      });
       expectEqual(`${name}: text`, result.text, ANSWER);
       expectEqual(`${name}: steps`, result.steps.length, shape.steps + 1);
       counter.expect(name, shape.steps * shape.callsPerStep);

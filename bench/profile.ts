@@ -31,8 +31,8 @@ const WORKLOADS: Record<string, () => Promise<Contender>> = {
   loop: async () =>
     (await import("./loop-overhead.js")).tollgateContender({ steps: 20, callsPerStep: 1 }),
   stream: async () => (await import("./streaming.js")).tollgateStream(5000),
-  "user-1": async () => (await import("./user-shaped.js")).userContender("tollgate", 1),
-  "user-20": async () => (await import("./user-shaped.js")).userContender("tollgate", 20),
+  "user-1": async () => (await import("./user-cold.js")).userContender("tollgate", 1),
+  "user-20": async () => (await import("./user-cold.js")).userContender("tollgate", 20),
   ...Object.fromEntries(
     (["chat", "responses", "anthropic", "gemini"] as const).flatMap((api) => [
       [`http-${api}`, async () => (await import("./real-http.js")).httpProfileContender(api)],
@@ -101,8 +101,8 @@ export async function overFloorChild(workload: string, rounds: number): Promise<
 
 /** `--profile=user-cold`'s child: profiles the first `runs` runs, writes `dir/user-cold.cpuprofile`. */
 export async function coldProfileChild(dir: string, runs: number): Promise<void> {
-  const { userContender } = await import("./user-shaped.js");
-  const contender = userContender("tollgate", 1);
+  const { userContender } = await import("./user-cold.js");
+  const contender = await userContender("tollgate", 1);
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>

@@ -32,8 +32,7 @@ import { gemini } from "tollgate/gemini";
 import { openAIChat, openAIResponses } from "tollgate/openai";
 import { z } from "zod";
 import { makeBuildDir, ROOT } from "./compile.js";
-import { type Contender, expectEqual, type Stats, stats } from "./harness.js";
-import { Counter } from "./loop-overhead.js";
+import { type Contender, Counter, expectEqual, type Stats, stats } from "./harness.js";
 import {
   APIS,
   type Api,

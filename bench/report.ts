@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { budgetSections, budgetTable, loadBudget, type SectionOutcome } from "./budget.js";
 import { benchChild, makeBuildDir, ROOT } from "./compile.js";
 import { durableReadings } from "./durable.js";
-import { type Budget, compare, pairedRatio, type Stats, stats } from "./harness.js";
-import { AFTER_AGENTS, type LoopShape, loopContenders } from "./loop-overhead.js";
+import { type Budget, compare, type LoopShape, pairedRatio, type Stats, stats } from "./harness.js";
+import { AFTER_AGENTS, loopContenders } from "./loop-overhead.js";
 import { measureMemory } from "./memory.js";
 import { OTEL_ROWS, otelContenders, otelInCore } from "./otel.js";
 import { packedSection } from "./packed.js";
@@ -691,10 +691,10 @@ async function userReadings(calls: number, budget: UserBudget): Promise<UserRead
   for (let p = 0; p < budget.processes; p++) {
     for (let i = 0; i < kinds.length; i++) {
       const kind = kinds[(i + p) % kinds.length]!;
-      cold.get(kind)!.push(coldReading(kind, calls, budget.coldRuns));
+      cold.get(kind)!.push(await coldReading(kind, calls, budget.coldRuns));
     }
   }
-  const contenders = kinds.map((kind) => userContender(kind, calls));
+  const contenders = await Promise.all(kinds.map((kind) => userContender(kind, calls)));
   for (const contender of contenders) await warmUp(contender, budget.warmupRuns);
   const warm = await compare(contenders, budget.warm);
   const alloc = new Map<UserKind, AllocationReading>();
@@ -812,8 +812,10 @@ new \`AgentLoop\` per run, with the gate of section 1 (2 pre-call hooks, a polic
 tool, \`stopWhen: stepCountIs(calls + 1)\`. The tools are defined once. Every run checks the
 status, the answer, the steps and that the tool ran \`calls\` times.
 
-**Cold**: the first ${count(budget.coldRuns)} runs of a fresh process (the compiled bench, one
-contender per process, modules already imported), timed as one window; ${budget.processes}
+**Cold**: the first ${count(budget.coldRuns)} runs of a fresh process, timed as one window. The
+process is a bundle of its own (bench/user-cold-entry.ts, code split like the packed package),
+which imports only its contender's library and zod before the window, as an app does: not the
+whole bench with every peer, whose 48 MB of heap the window's first scavenges then copied; ${budget.processes}
 processes per contender, run in pairs back to back; the ratio is taken pair by pair, then the
 median. **Warm**: the same process after ${count(budget.warmupRuns)} warm-up runs per contender
 and run length, then ${plan.user.warm.rounds} rounds side by side as in section 1 (ratio round

@@ -66,9 +66,6 @@ if (!BUNDLED) {
 } else if (option("memory-child")) {
   const { memoryChild } = await import("./memory.js");
   await memoryChild(Number(option("memory-child")));
-} else if (option("user-cold-child")) {
-  const { userColdChild } = await import("./user-shaped.js");
-  await userColdChild(option("user-cold-child")!);
 } else if (option("promises-child")) {
   const { promisesChild } = await import("./promises.js");
   await promisesChild(option("promises-child") as "loop" | "stream", Number(option("deltas")));

@@ -1,0 +1,99 @@
+/**
+ * Section 9's contenders by kind, and its cold child. The cold child is a bundle of its own
+ * (`compileColdChild`, code split): run as `node user-cold-entry.mjs kind:calls:runs`, it imports
+ * only the module of its contender (user-tollgate.ts, or ai-sdk-contender.ts), so a fresh
+ * process holds what an app of that library holds, not the whole bench and every peer. The
+ * bench's own bundle starts at about 48 MB of heap with every peer imported, and the first
+ * scavenges of the window then copied that heap: 12 ms each, most of a 45 ms tollgate window.
+ * tollgate's own first-use `import()`s are chunks of that bundle, loaded as the packed
+ * package loads its own.
+ */
+
+import { join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
+import { build } from "esbuild";
+import type { Contender } from "./harness.js";
+
+/** The contenders of this section. */
+export const USER_KINDS = ["tollgate", "ai", "bare"] as const;
+/** One of `USER_KINDS`. */
+export type UserKind = (typeof USER_KINDS)[number];
+
+/** Row names. */
+export const USER_NAMES: Record<UserKind, string> = {
+  tollgate: "tollgate (scriptedProvider, new loop per run)",
+  ai: "AI SDK 7 generateText (new MockLanguageModelV4 per run)",
+  bare: "tollgate, bare Provider object (new loop per run)",
+};
+
+/** One contender of this section for runs of `calls` tool calls; loads only its own module. */
+export async function userContender(kind: UserKind, calls: number): Promise<Contender> {
+  if (!USER_KINDS.includes(kind)) throw new Error(`section 9: unknown contender ${kind}`);
+  if (kind === "ai") {
+    const { aiSdkContender } = await import("./ai-sdk-contender.js");
+    return aiSdkContender({ steps: calls, callsPerStep: 1 }, USER_NAMES.ai);
+  }
+  const { tollgateUser } = await import("./user-tollgate.js");
+  return tollgateUser(calls, kind === "bare", USER_NAMES[kind]);
+}
+
+/** One fresh process's reading. */
+export interface ColdReading {
+  /** Wall time of the window ÷ (runs × units): µs per run (1 call) or per tool step. */
+  perUnit: number;
+  /** The first run alone, in µs. */
+  firstRunUs: number;
+  /** GC pause time in the window ÷ its wall time. */
+  gcShare: number;
+}
+
+/** The cold child's file name in the folder `compileColdChild` writes. */
+export const COLD_CHILD = "user-cold-entry.mjs";
+
+/** Bundles the cold child (user-cold-entry.ts) into `dir` (code split, chunks beside it); its path. */
+export async function compileColdChild(root: string, dir: string): Promise<string> {
+  await build({
+    entryPoints: [join(root, "bench/user-cold-entry.ts")],
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "es2022",
+    packages: "external",
+    tsconfig: join(root, "tsconfig.json"),
+    outdir: dir,
+    entryNames: "[name]",
+    outExtension: { ".js": ".mjs" },
+    logLevel: "warning",
+  });
+  return join(dir, COLD_CHILD);
+}
+
+/**
+ * The cold child's work (`kind:calls:runs`): loads the contender, then times its first `runs`
+ * runs as one window, summing the window's GC pauses; prints a `ColdReading` as JSON.
+ */
+export async function userColdChild(spec: string): Promise<void> {
+  const [kind, calls, runs] = spec.split(":") as [UserKind, string, string];
+  const contender = await userContender(kind, Number(calls));
+  let gcMs = 0;
+  let started = Number.POSITIVE_INFINITY;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.startTime >= started) gcMs += entry.duration;
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  started = performance.now();
+  await contender.run();
+  const firstRunUs = (performance.now() - started) * 1000;
+  for (let i = 1; i < Number(runs); i++) await contender.run();
+  const elapsed = performance.now() - started;
+  // GC entries are delivered asynchronously: let them arrive, then keep the window's.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  observer.disconnect();
+  const reading: ColdReading = {
+    perUnit: (elapsed * 1000) / (Number(runs) * contender.units),
+    firstRunUs,
+    gcShare: gcMs / elapsed,
+  };
+  process.stdout.write(JSON.stringify(reading));
+}
