@@ -14,7 +14,8 @@
  * workload, then prints the functions with the most self time, each with the src/ file it was
  * bundled from; the .cpuprofile is kept (open it in Chrome DevTools or speedscope).
  * `--profile=user-cold` profiles only the window of section 9's cold reading (tollgate with
- * `scriptedProvider` and a new loop per run, 1 tool call, the first 300 runs of the process),
+ * `scriptedProvider` and a new loop per run, 1 tool call, the first 300 runs of the process,
+ * in section 9's cold child, which holds tollgate and zod alone: see user-cold.ts),
  * through `node:inspector` started right before the first run (sampling every 20 µs), so
  * module loading is left out.
  * `--promise-sites` counts, for one run, the promises created per unit by the nearest
@@ -23,7 +24,8 @@
 import { createHook } from "node:async_hooks";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Contender } from "./harness.js";
 
 /** Loaded on demand, so the launcher (under tsx) never loads tollgate. */
@@ -132,22 +134,33 @@ interface ProfileNode {
  */
 export function topSelfTime(profilePath: string, bundlePath: string, count = 30): string[] {
   const profile = JSON.parse(readFileSync(profilePath, "utf8")) as { nodes: ProfileNode[] };
-  const sections: string[] = [];
-  let section = "bench";
-  for (const line of readFileSync(bundlePath, "utf8").split("\n")) {
-    const header = /^\/\/ ((?:src|bench)\/\S+)$/.exec(line);
-    if (header) section = header[1]!;
-    sections.push(section);
-  }
+  const folder = dirname(bundlePath);
+  const sectionsOf = new Map<string, string[]>();
+  // The source file of each line of a bundle or of a chunk beside it, from esbuild's headers.
+  const sourceOf = (url: string, lineNumber: number): string | undefined => {
+    const file = url.startsWith("file://") ? fileURLToPath(url) : url;
+    if (dirname(file) !== folder || !file.endsWith(".mjs")) return undefined;
+    let sections = sectionsOf.get(file);
+    if (!sections) {
+      sections = [];
+      let section = "bench";
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        const header = /^\/\/ ((?:src|bench)\/\S+)$/.exec(line);
+        if (header) section = header[1]!;
+        sections.push(section);
+      }
+      sectionsOf.set(file, sections);
+    }
+    return sections[lineNumber];
+  };
   const byFunction = new Map<string, number>();
   let total = 0;
   for (const node of profile.nodes) {
     const hits = node.hitCount ?? 0;
     total += hits;
     const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.endsWith(bundlePath)
-      ? `${sections[lineNumber]}`
-      : url.replace(/^file:\/\/.*node_modules\//, "") || "native";
+    const where =
+      sourceOf(url, lineNumber) ?? (url.replace(/^file:\/\/.*node_modules\//, "") || "native");
     const key = `${functionName || "(anonymous)"}  (${where})`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + hits);
   }

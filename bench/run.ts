@@ -18,12 +18,43 @@
  * imports nothing of tollgate or the peers until it runs compiled. Compiled, it runs the report
  * (report.ts), or one of the child jobs the report and --profile start.
  */
+
+import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { BUNDLED, relaunch } from "./compile.js";
+import { basename, join } from "node:path";
+import { BUNDLED, makeBuildDir, ROOT, relaunch } from "./compile.js";
 import { ensurePeers } from "./peers.js";
 import { topSelfTime } from "./profile.js";
+
+/**
+ * `--profile=user-cold`: section 9's cold child (user-cold.ts), compiled on its own, profiles
+ * its window into `dir`; its bundle and chunks are copied beside the profile, whose top self
+ * time is printed. Returns the exit code.
+ */
+async function profileColdChild(dir: string): Promise<number> {
+  const { compileColdChild } = await import("./user-cold.js");
+  const build = makeBuildDir();
+  try {
+    const entry = await compileColdChild(ROOT, build.dir);
+    const child = spawnSync(process.execPath, [entry, "tollgate:1:300", `--profile-dir=${dir}`], {
+      stdio: "inherit",
+    });
+    if (child.status !== 0) return child.status ?? 1;
+    for (const name of readdirSync(build.dir)) {
+      if (name.endsWith(".mjs")) copyFileSync(join(build.dir, name), join(dir, name));
+    }
+    const bundle = join(dir, basename(entry));
+    console.log(
+      `profile: ${join(dir, "user-cold.cpuprofile")} (bundle: ${bundle})\ntop self time:`,
+    );
+    // Mapped through the chunks where they ran (the copies keep them for later).
+    for (const line of topSelfTime(join(dir, "user-cold.cpuprofile"), entry)) console.log(line);
+    return 0;
+  } finally {
+    build.dispose();
+  }
+}
 
 const option = (name: string) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -33,23 +64,23 @@ if (!BUNDLED) {
   const profile = option("profile");
   if (profile) {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-profile-"));
-    // user-cold profiles only its window, through node:inspector (profile.ts).
-    const cold = profile === "user-cold";
-    process.exitCode = await relaunch(
-      cold
-        ? [`--profile-dir=${dir}`]
-        : [`--profile-child=${profile}`, `--seconds=${option("seconds") ?? "5"}`],
-      cold ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
-      (bundle) => {
-        const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"))!;
-        // The bundle goes beside the profile: its `// src/…` headers name each line's source.
-        copyFileSync(bundle, join(dir, "bench.mjs"));
-        console.log(
-          `profile: ${join(dir, file)} (bundle: ${join(dir, "bench.mjs")})\ntop self time:`,
-        );
-        for (const line of topSelfTime(join(dir, file), bundle)) console.log(line);
-      },
-    );
+    // user-cold profiles only its window, through node:inspector, in section 9's cold child.
+    process.exitCode =
+      profile === "user-cold"
+        ? await profileColdChild(dir)
+        : await relaunch(
+            [`--profile-child=${profile}`, `--seconds=${option("seconds") ?? "5"}`],
+            ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+            (bundle) => {
+              const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"))!;
+              // The bundle goes beside the profile: its `// src/…` headers name each line's source.
+              copyFileSync(bundle, join(dir, "bench.mjs"));
+              console.log(
+                `profile: ${join(dir, file)} (bundle: ${join(dir, "bench.mjs")})\ntop self time:`,
+              );
+              for (const line of topSelfTime(join(dir, file), bundle)) console.log(line);
+            },
+          );
   } else if (option("promise-sites")) {
     process.exitCode = await relaunch([`--promise-sites-child=${option("promise-sites")}`]);
   } else if (option("over-floor")) {
@@ -75,9 +106,6 @@ if (!BUNDLED) {
 } else if (option("promise-sites-child")) {
   const { promiseSites } = await import("./profile.js");
   await promiseSites(option("promise-sites-child")!);
-} else if (option("profile-dir")) {
-  const { coldProfileChild } = await import("./profile.js");
-  await coldProfileChild(option("profile-dir")!, 300);
 } else if (option("profile-child")) {
   const { profileChild } = await import("./profile.js");
   await profileChild(option("profile-child")!, Number(option("seconds") ?? 5));
