@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
 import { BENCH_MODULES } from "./peers.js";
 
 /** The repository root (the bundle runs from a temp dir, so it is passed down in the env). */
@@ -38,21 +38,44 @@ export function makeBuildDir(): { dir: string; dispose(): void } {
   return { dir, dispose: () => rmSync(top, { recursive: true, force: true }) };
 }
 
-/** Bundles bench/run.ts into `dir`; returns the bundle's path. */
-export async function compileBench(dir: string): Promise<string> {
-  const outfile = join(dir, BUNDLE_NAME);
-  await build({
-    entryPoints: [join(ROOT, "bench/run.ts")],
+/** How the bench's bundles are built: tollgate inlined from `root`'s src/, npm packages external. */
+function bundleOptions(root: string, entry: string): BuildOptions {
+  return {
+    entryPoints: [join(root, entry)],
     bundle: true,
     format: "esm",
     platform: "node",
     target: "es2022",
     packages: "external",
-    tsconfig: join(ROOT, "tsconfig.json"),
-    outfile,
+    tsconfig: join(root, "tsconfig.json"),
     logLevel: "warning",
-  });
+  };
+}
+
+/** Bundles bench/run.ts into `dir`; returns the bundle's path. */
+export async function compileBench(dir: string): Promise<string> {
+  const outfile = join(dir, BUNDLE_NAME);
+  await build({ ...bundleOptions(ROOT, "bench/run.ts"), outfile });
   return outfile;
+}
+
+/** The cold child's file name in the folder `compileColdChild` writes. */
+const COLD_CHILD = "user-cold-entry.mjs";
+
+/**
+ * Bundles section 9's cold child (bench/user-cold-entry.ts, see user-cold.ts) into `dir`, code
+ * split, its chunks beside it; returns the entry's path. Built here, not in user-cold.ts, so
+ * the child never loads esbuild (1.6 MB of heap and about 60 ms of import).
+ */
+export async function compileColdChild(dir: string, root = ROOT): Promise<string> {
+  await build({
+    ...bundleOptions(root, "bench/user-cold-entry.ts"),
+    splitting: true,
+    outdir: dir,
+    entryNames: "[name]",
+    outExtension: { ".js": ".mjs" },
+  });
+  return join(dir, COLD_CHILD);
 }
 
 /**

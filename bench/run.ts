@@ -23,7 +23,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { BUNDLED, makeBuildDir, ROOT, relaunch } from "./compile.js";
+import { BUNDLED, compileColdChild, makeBuildDir, relaunch } from "./compile.js";
 import { ensurePeers } from "./peers.js";
 import { topSelfTime } from "./profile.js";
 
@@ -33,10 +33,9 @@ import { topSelfTime } from "./profile.js";
  * time is printed. Returns the exit code.
  */
 async function profileColdChild(dir: string): Promise<number> {
-  const { compileColdChild } = await import("./user-cold.js");
   const build = makeBuildDir();
   try {
-    const entry = await compileColdChild(ROOT, build.dir);
+    const entry = await compileColdChild(build.dir);
     const child = spawnSync(process.execPath, [entry, "tollgate:1:300", `--profile-dir=${dir}`], {
       stdio: "inherit",
     });

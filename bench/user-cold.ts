@@ -1,17 +1,13 @@
 /**
  * Section 9's contenders by kind, and its cold child. The cold child is a bundle of its own
- * (`compileColdChild`, code split): run as `node user-cold-entry.mjs kind:calls:runs`, it imports
- * only the module of its contender (user-tollgate.ts, or ai-sdk-contender.ts), so a fresh
- * process holds what an app of that library holds, not the whole bench and every peer. The
- * bench's own bundle starts at about 48 MB of heap with every peer imported, and the first
- * scavenges of the window then copied that heap: 12 ms each, most of a 45 ms tollgate window.
- * tollgate's own first-use `import()`s are chunks of that bundle, loaded as the packed
- * package loads its own.
+ * (compile.ts's `compileColdChild`, code split), run as `node user-cold-entry.mjs
+ * kind:calls:runs`. Before its window it imports only its contender's module (user-tollgate.ts
+ * or ai-sdk-contender.ts): a fresh process holds what an app of that library holds, not the
+ * whole bench with every peer (48 MB of heap, whose collections the report counted as most of
+ * tollgate's cold window). tollgate's first-use `import()`s are chunks of that bundle, loaded
+ * as the packed package loads its own.
  */
-
-import { join } from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
-import { build } from "esbuild";
 import type { Contender } from "./harness.js";
 
 /** The contenders of this section. */
@@ -45,28 +41,6 @@ export interface ColdReading {
   firstRunUs: number;
   /** GC pause time in the window ÷ its wall time. */
   gcShare: number;
-}
-
-/** The cold child's file name in the folder `compileColdChild` writes. */
-export const COLD_CHILD = "user-cold-entry.mjs";
-
-/** Bundles the cold child (user-cold-entry.ts) into `dir` (code split, chunks beside it); its path. */
-export async function compileColdChild(root: string, dir: string): Promise<string> {
-  await build({
-    entryPoints: [join(root, "bench/user-cold-entry.ts")],
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "es2022",
-    packages: "external",
-    tsconfig: join(root, "tsconfig.json"),
-    outdir: dir,
-    entryNames: "[name]",
-    outExtension: { ".js": ".mjs" },
-    logLevel: "warning",
-  });
-  return join(dir, COLD_CHILD);
 }
 
 /**

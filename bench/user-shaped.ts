@@ -19,9 +19,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { GCProfiler } from "node:v8";
-import { makeBuildDir, ROOT } from "./compile.js";
+import { compileColdChild, makeBuildDir } from "./compile.js";
 import type { Contender } from "./harness.js";
-import { type ColdReading, compileColdChild, type UserKind } from "./user-cold.js";
+import type { ColdReading, UserKind } from "./user-cold.js";
 
 export {
   type ColdReading,
@@ -41,7 +41,7 @@ function coldChildBundle(): Promise<string> {
   if (!coldChild) {
     const { dir, dispose } = makeBuildDir();
     process.once("exit", dispose);
-    coldChild = compileColdChild(ROOT, dir);
+    coldChild = compileColdChild(dir);
   }
   return coldChild;
 }
