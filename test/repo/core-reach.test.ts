@@ -1,4 +1,12 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -117,16 +125,18 @@ describe("what `import { AgentLoop, tool }` from the built package loads at star
     const home = join(app, "node_modules", "tollgate");
     mkdirSync(home, { recursive: true });
     copyFileSync(join(ROOT, "package.json"), join(home, "package.json"));
-    const config = packageConfig as Options;
-    await buildPackage({
-      ...config,
-      config: false,
-      format: ["esm"],
-      dts: false,
-      sourcemap: false,
-      silent: true,
-      outDir: join(home, "dist"),
-    });
+    // The package is two builds (the core, then its subpaths) into one dist/.
+    for (const config of packageConfig as Options[]) {
+      await buildPackage({
+        ...config,
+        config: false,
+        format: ["esm"],
+        dts: false,
+        sourcemap: false,
+        silent: true,
+        outDir: join(home, "dist"),
+      });
+    }
     writeFileSync(join(app, "package.json"), '{ "type": "module" }');
     chunks = await appChunks("tollgate", app);
   }, 60_000);
@@ -144,4 +154,38 @@ describe("what `import { AgentLoop, tool }` from the built package loads at star
       true,
     );
   });
+
+  // Node loads every file of an entry's static graph, and pays for each one it resolves, reads
+  // and links: a chunk shared with a subpath entry is one more file for every app.
+  it('the files Node loads for `import "tollgate"` are the core\'s own: no subpath entry shares one', () => {
+    const dist = join(app, "node_modules", "tollgate", "dist");
+    const core = staticGraph(join(dist, "index.js"));
+    expect(core.size).toBeGreaterThan(1);
+    const subpaths = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter(
+      (file) => /(^|\/)index\.js$/.test(file) && file !== "index.js",
+    );
+    expect(subpaths.length).toBeGreaterThan(10);
+    for (const entry of subpaths) {
+      const shared = [...staticGraph(join(dist, entry))].filter((file) => core.has(file));
+      expect({ entry, shared }).toEqual({ entry, shared: [] });
+    }
+  });
 });
+
+/** The built files an ES module imports statically, itself included, followed to the end. */
+function staticGraph(file: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [file];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    const text = readFileSync(next, "utf8");
+    for (const [, specifier] of text.matchAll(
+      /^(?:import|export)\b[^;]*?["'](\.{1,2}\/[^"']+)["']/gm,
+    )) {
+      pending.push(resolve(dirname(next), specifier!));
+    }
+  }
+  return seen;
+}
