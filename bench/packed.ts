@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build, type Metafile } from "esbuild";
@@ -391,23 +391,62 @@ export async function packedSection(reps: number): Promise<SectionResult> {
     const packed = installPacked(work);
     checkResolution(packed.app);
     const times = startTimes(packed.app, reps);
+    const loaded = filesAtStart(join(packed.app, "node_modules", "tollgate", "dist", "index.js"));
     const bundles: AppBundle[] = [];
     for (const splitting of [false, true]) {
       bundles.push(await bundleApp(packed.app, "tollgate", splitting));
       bundles.push(await bundleApp(peers.dir, "ai", splitting));
     }
-    return report(packed, times, bundles, reps);
+    return report(packed, times, bundles, reps, loaded);
   } finally {
     peers.dispose();
     rmSync(work, { recursive: true, force: true });
   }
 }
 
+/** What Node loads of the package for `import "tollgate"`: its own files, and the other packages. */
+interface FilesAtStart {
+  files: number;
+  bytes: number;
+  packages: string[];
+}
+
+/**
+ * The package's files an ES module's static imports reach (itself included), their bytes, and the
+ * other packages they import by name: what Node resolves, reads and links before the entry runs.
+ */
+function filesAtStart(entry: string): FilesAtStart {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const pending = [entry];
+  let bytes = 0;
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    bytes += Buffer.byteLength(text);
+    for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["']/gm)) {
+      if (specifier!.startsWith(".")) pending.push(join(dirname(file), specifier!));
+      else if (!specifier!.startsWith("node:")) packages.add(packageName(specifier!));
+    }
+  }
+  return { files: seen.size, bytes, packages: [...packages].sort() };
+}
+
+/** "zod" for "zod/v4/core", "@scope/name" for "@scope/name/sub". */
+const packageName = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
+
 function report(
   packed: PackedApp,
   times: StartTimes,
   bundles: AppBundle[],
   reps: number,
+  loaded: FilesAtStart,
 ): SectionResult {
   const [bare, empty, zod, tollgate, afterZod] = [0, 1, 2, 3, 4];
   const endRow = (i: number) => {
@@ -531,6 +570,9 @@ Differences taken round by round (median, min–max):
 - tollgate loaded later, by \`await import("tollgate")\` timed in a process that has loaded zod
   (a fresh process in each round): ${range(inProcess)}; by CPU time ${range(inProcessCpu)}. An app
   that imports both statically loads them in one graph, which costs less: the figures above.
+- What Node loads of the package for \`import "tollgate"\` (the static imports of
+  \`dist/index.js\`, followed): ${loaded.files} files, ${kB(loaded.bytes)}; other packages it imports:
+  ${loaded.packages.map((name) => `\`${name}\``).join(", ")}.
 
 ### Size as a user's bundler sees it
 
@@ -572,6 +614,7 @@ The AI SDK's by package: ${origins(aiOne.origins)}.
       "packed.importInProcessMs": inProcess.median,
       "packed.coreKB": one.gzipBytes / 1000,
       "packed.coreAtStartKB": start / 1000,
+      "packed.filesAtStart": loaded.files,
     },
   };
 }
