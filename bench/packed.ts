@@ -413,7 +413,8 @@ interface FilesAtStart {
 
 /**
  * The package's files an ES module's static imports reach (itself included), their bytes, and the
- * other packages they import by name: what Node resolves, reads and links before the entry runs.
+ * other packages they import by name (static imports only: an `import()` loads later): what Node
+ * resolves, reads and links before the entry runs.
  */
 function filesAtStart(entry: string): FilesAtStart {
   const seen = new Set<string>();
@@ -426,7 +427,7 @@ function filesAtStart(entry: string): FilesAtStart {
     seen.add(file);
     const text = readFileSync(file, "utf8");
     bytes += Buffer.byteLength(text);
-    for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["']/gm)) {
+    for (const [, specifier] of text.matchAll(/^(?:import|export)[\s{*][^;]*?["']([^"']+)["']/gm)) {
       if (specifier!.startsWith(".")) pending.push(join(dirname(file), specifier!));
       else if (!specifier!.startsWith("node:")) packages.add(packageName(specifier!));
     }

@@ -182,7 +182,7 @@ function staticGraph(file: string): Set<string> {
     seen.add(next);
     const text = readFileSync(next, "utf8");
     for (const [, specifier] of text.matchAll(
-      /^(?:import|export)\b[^;]*?["'](\.{1,2}\/[^"']+)["']/gm,
+      /^(?:import|export)[\s{*][^;]*?["'](\.{1,2}\/[^"']+)["']/gm,
     )) {
       pending.push(resolve(dirname(next), specifier!));
     }
