@@ -16,13 +16,20 @@ import {
   Usage,
 } from "@openai/agents-core";
 import { assistantMessage, functionCall } from "@openai/agents-core/testing";
-import { AgentLoop, type ModelResponse, type Provider, tool } from "tollgate";
+import { AgentLoop } from "tollgate";
 import { z } from "zod";
 import { aiSdkContender } from "./ai-sdk-contender.js";
 import { type Contender, Counter, expectEqual, type LoopShape, script } from "./harness.js";
+import {
+  ANSWER,
+  GATE,
+  PROMPT,
+  transcriptProvider,
+  weatherResponses,
+  weatherTool,
+} from "./tollgate-weather.js";
 
 const ARGS = '{"city":"Oslo"}';
-const ANSWER = "done";
 const input = z.object({ city: z.string() });
 
 /**
@@ -37,62 +44,18 @@ export function tollgateContender(
 ): Contender {
   const { name = "tollgate", gate: gateActive = true, onModelCall } = options;
   const counter = new Counter();
-  const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-  const responses: ModelResponse[] = script(
-    shape,
-    (step, index) => ({
-      type: "tool-call" as const,
-      id: `call_${step}_${index}`,
-      name: "get_weather",
-      args: ARGS,
-    }),
-    { type: "text" as const, text: ANSWER },
-  ).map((parts, step) => ({
-    parts,
-    finishReason: step < shape.steps ? "tool-calls" : "stop",
-    usage,
-  }));
-  const provider: Provider = {
-    name: "bench",
-    model: "bench",
-    generate: async (request) => {
-      const step = (request.messages.length - 1) / 2;
-      onModelCall?.(step);
-      const response = responses[step];
-      if (!response)
-        throw new Error(`tollgate fake: unexpected ${request.messages.length} messages`);
-      return response;
-    },
-  };
-  const getWeather = tool({
-    name: "get_weather",
-    description: "Current weather for a city",
-    input,
-    execute: async ({ city }) => {
-      counter.count++;
-      return { city, tempC: 21 };
-    },
-  });
   const loop = new AgentLoop({
-    provider,
-    tools: [getWeather],
+    provider: transcriptProvider(weatherResponses(shape), onModelCall),
+    tools: [weatherTool(counter)],
     maxSteps: shape.steps + 1,
     maxParallelToolCalls: shape.callsPerStep,
-    ...(gateActive
-      ? {
-          preToolCall: [
-            (call) => (call.name === "rm_rf" ? { block: "not here" } : undefined),
-            (call) => (call.step > 10_000 ? { stop: true } : undefined),
-          ],
-          policy: { decideToolCall: () => "ALLOW" as const, endsRun: () => false },
-        }
-      : {}),
+    ...(gateActive ? GATE : {}),
   });
   return {
     name,
     units: shape.steps,
     async run() {
-      const result = await loop.run("What's the weather in Oslo?");
+      const result = await loop.run(PROMPT);
       expectEqual(`${name}: status`, result.status, "completed");
       expectEqual(`${name}: text`, result.text, ANSWER);
       expectEqual(`${name}: steps`, result.steps.length, shape.steps + 1);
@@ -158,7 +121,7 @@ export function agentsContender(shape: LoopShape): Contender {
     units: shape.steps,
     late: true,
     async run() {
-      const result = await runner.run(agent, "What's the weather in Oslo?", {
+      const result = await runner.run(agent, PROMPT, {
         maxTurns: shape.steps + 1,
       });
       expectEqual(`${name}: final output`, result.finalOutput, ANSWER);
@@ -198,7 +161,7 @@ export function floorContender(shape: LoopShape): Contender {
     name,
     units: shape.steps,
     async run() {
-      const messages: FloorMessage[] = [{ role: "user", content: "What's the weather in Oslo?" }];
+      const messages: FloorMessage[] = [{ role: "user", content: PROMPT }];
       for (;;) {
         const reply = await model(messages);
         messages.push(reply);
