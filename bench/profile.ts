@@ -27,6 +27,7 @@ import { Session } from "node:inspector";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Contender } from "./harness.js";
+import type { ColdSpec } from "./user-cold.js";
 
 /** Loaded on demand, so the launcher (under tsx) never loads tollgate. */
 const WORKLOADS: Record<string, () => Promise<Contender>> = {
@@ -101,10 +102,13 @@ export async function overFloorChild(workload: string, rounds: number): Promise<
   process.exit(0);
 }
 
-/** `--profile=user-cold`'s child: profiles the first `runs` runs, writes `dir/user-cold.cpuprofile`. */
-export async function coldProfileChild(dir: string, runs: number): Promise<void> {
+/** `--profile=user-cold`'s child: profiles the spec's window, writes `dir/user-cold.cpuprofile`. */
+export async function coldProfileChild(
+  dir: string,
+  { kind, calls, runs }: ColdSpec,
+): Promise<void> {
   const { userContender } = await import("./user-cold.js");
-  const contender = await userContender("tollgate", 1);
+  const contender = await userContender(kind, calls);
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
@@ -120,7 +124,9 @@ export async function coldProfileChild(dir: string, runs: number): Promise<void>
   const { profile } = (await post("Profiler.stop")) as { profile: unknown };
   session.disconnect();
   writeFileSync(join(dir, "user-cold.cpuprofile"), JSON.stringify(profile));
-  console.log(`user-cold: ${runs} runs in ${elapsed.toFixed(1)} ms (profiled)`);
+  console.log(
+    `user-cold: ${kind}, ${calls} call(s), ${runs} runs in ${elapsed.toFixed(1)} ms (profiled)`,
+  );
 }
 
 interface ProfileNode {

@@ -43,13 +43,35 @@ export interface ColdReading {
   gcShare: number;
 }
 
+/** What one cold child runs: `kind:calls:runs` on its command line. */
+export interface ColdSpec {
+  kind: UserKind;
+  calls: number;
+  runs: number;
+}
+
+/**
+ * Reads a cold child's `kind:calls:runs` (`tollgate:1:300`); anything else throws, so a child
+ * never reports a window of a contender, a run length or a count it was not asked for.
+ */
+export function parseColdSpec(spec: string): ColdSpec {
+  const [kind, calls, runs, extra] = spec.split(":");
+  const count = (text: string | undefined) => (/^[1-9]\d*$/.test(text ?? "") ? Number(text) : 0);
+  const parsed = { kind: kind as UserKind, calls: count(calls), runs: count(runs) };
+  if (!USER_KINDS.includes(parsed.kind) || !parsed.calls || !parsed.runs || extra !== undefined) {
+    throw new Error(
+      `section 9's cold child: give kind:calls:runs (kind one of ${USER_KINDS.join(", ")}; calls and runs whole numbers above 0), got ${JSON.stringify(spec)}`,
+    );
+  }
+  return parsed;
+}
+
 /**
  * The cold child's work (`kind:calls:runs`): loads the contender, then times its first `runs`
  * runs as one window, summing the window's GC pauses; prints a `ColdReading` as JSON.
  */
-export async function userColdChild(spec: string): Promise<void> {
-  const [kind, calls, runs] = spec.split(":") as [UserKind, string, string];
-  const contender = await userContender(kind, Number(calls));
+export async function userColdChild({ kind, calls, runs }: ColdSpec): Promise<void> {
+  const contender = await userContender(kind, calls);
   let gcMs = 0;
   let started = Number.POSITIVE_INFINITY;
   const observer = new PerformanceObserver((list) => {
@@ -59,13 +81,13 @@ export async function userColdChild(spec: string): Promise<void> {
   started = performance.now();
   await contender.run();
   const firstRunUs = (performance.now() - started) * 1000;
-  for (let i = 1; i < Number(runs); i++) await contender.run();
+  for (let i = 1; i < runs; i++) await contender.run();
   const elapsed = performance.now() - started;
   // GC entries are delivered asynchronously: let them arrive, then keep the window's.
   await new Promise((resolve) => setTimeout(resolve, 20));
   observer.disconnect();
   const reading: ColdReading = {
-    perUnit: (elapsed * 1000) / (Number(runs) * contender.units),
+    perUnit: (elapsed * 1000) / (runs * contender.units),
     firstRunUs,
     gcShare: gcMs / elapsed,
   };
