@@ -41,8 +41,10 @@ const common: Options = {
  * The core ("tollgate") is a build of its own. In one build with the subpaths, every set of
  * entries sharing a util module became a chunk of its own, and `import "tollgate"` loaded 25
  * files at start; Node's ESM loader pays for each file it resolves, reads and links. Alone, the
- * core's entry loads 10. The subpaths import the core as "tollgate" (above) and hold their own
- * copies of the stateless util/ and http/ modules they use, as their CommonJS files always did.
+ * core's entry loads 4 (10 before the modules loaded on first need reached the whole core
+ * through src/core.ts: see there). The subpaths import the core as "tollgate" (above) and hold
+ * their own copies of the stateless util/ and http/ modules they use, as their CommonJS files
+ * always did.
  */
 export default defineConfig([
   {

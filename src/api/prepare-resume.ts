@@ -1,4 +1,5 @@
-import { ResumeError } from "../errors.js";
+// From the core's entry (core.ts), not errors.ts: so this lazy module reaches the whole core.
+import { ResumeError } from "../core.js";
 import type { ResolvedOptions } from "../options/loop-options.js";
 import { storedAnswerProblem } from "../output/final-answer.js";
 import type { LocalLeases } from "../state/local-leases.js";

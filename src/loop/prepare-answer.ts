@@ -1,4 +1,5 @@
-import { DuplicateToolError, PolicyError, UnknownToolError } from "../errors.js";
+// From the core's entry (core.ts), not errors.ts: so this lazy module reaches the whole core.
+import { DuplicateToolError, PolicyError, UnknownToolError } from "../core.js";
 import { Toolset } from "../tools/toolset.js";
 import type { Message } from "../types/messages.js";
 import type { ModelRequest } from "../types/provider.js";

@@ -1,5 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
-import { MESSAGES_SCHEMA, RUN_STATE_SCHEMA } from "./state-schema.js";
+// From the core's entry (core.ts), not state-schema.ts: so this lazy module reaches the whole core.
+import { RUN_STATE_SCHEMA } from "../core.js";
+import { MESSAGES_SCHEMA } from "./state-schema.js";
 
 let validator: Validator | undefined;
 let messagesValidator: Validator | undefined;

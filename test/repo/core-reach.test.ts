@@ -41,6 +41,9 @@ const LAZY = [
 interface Chunks {
   atStart: Set<string>;
   everywhere: Set<string>;
+  /** How many output files load at start (the entry's included). */
+  startFiles: number;
+  metafile: Metafile;
 }
 
 /** The inputs of the chunks loaded at start (the entry and its static imports), and of all. */
@@ -62,7 +65,7 @@ function chunksOf(metafile: Metafile, entry: string): Chunks {
       if (imported.kind === "import-statement" && !imported.external) pending.push(imported.path);
     }
   }
-  return { atStart, everywhere };
+  return { atStart, everywhere, startFiles: seen.size, metafile };
 }
 
 /** Bundles `export { AgentLoop, tool } from <from>` with splitting; the chunks at start. */
@@ -110,6 +113,24 @@ describe("what `import { AgentLoop, tool }` loads at start", () => {
   it("the loop itself is at start", () => {
     expect([...chunks.atStart].some((input) => input.endsWith("src/loop/run-loop.ts"))).toBe(true);
   });
+
+  // A bundler makes a chunk of each set of entries and import()s that reach a module. A lazy
+  // module that reached only part of the core split the start into 7 chunks (5 kB more of
+  // min+gzip, each file compressed on its own): they reach all of it, through core.ts.
+  it("the start is the entry and one chunk: no module loaded on first need splits it", () => {
+    expect(chunks.startFiles).toBeLessThanOrEqual(2);
+  });
+
+  // core.ts is what the lazy modules import the core through; a module the core imports
+  // statically must not, or the core would import itself (a cycle, with bindings read too early).
+  it("only modules loaded on first need import core.ts", () => {
+    const importers = Object.entries(chunks.metafile.inputs)
+      .filter(([, input]) => input.imports.some((imported) => imported.path === "src/core.ts"))
+      .map(([path]) => path)
+      .filter((path) => path !== "src/index.ts");
+    expect(importers.length).toBeGreaterThan(3);
+    expect(importers.filter((path) => chunks.atStart.has(path))).toEqual([]);
+  });
 });
 
 /**
@@ -153,6 +174,16 @@ describe("what `import { AgentLoop, tool }` from the built package loads at star
     expect([...chunks.atStart].some((input) => input.includes("node_modules/tollgate/dist/"))).toBe(
       true,
     );
+  });
+
+  it("the app's start is its entry and one chunk of the package", () => {
+    expect(chunks.startFiles).toBeLessThanOrEqual(2);
+  });
+
+  // 10 files before the lazy modules reached the whole core (see core.ts).
+  it('Node loads at most 4 files of the package for `import "tollgate"`', () => {
+    const core = staticGraph(join(app, "node_modules", "tollgate", "dist", "index.js"));
+    expect(core.size).toBeLessThanOrEqual(4);
   });
 
   // Node loads every file of an entry's static graph, and pays for each one it resolves, reads

@@ -1,4 +1,5 @@
-import { ResumeError } from "../../errors.js";
+// From the core's entry (core.ts), not errors.ts: so this lazy module reaches the whole core.
+import { ResumeError } from "../../core.js";
 import { isPaused, stateDigestOf } from "../run-state.js";
 import { stateProblem } from "../state-check.js";
 import { withResults } from "../stored-steps.js";
